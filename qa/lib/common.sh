@@ -1,0 +1,545 @@
+# qa/lib/common.sh -- sourced (bash) by every qa test and by bench scripts.
+#
+# What it gives a test:
+#   * a private temp dir ($qa_tmp) and a debug file ($qa_full = qa/NNN.full);
+#   * a private pmcd on a free loopback port, with its own pmcd.conf, PMNS,
+#     socket, logs, PCP_VAR_DIR/PCP_TMP_DIR/PCP_RUN_DIR/PCP_LOG_DIR, stopped
+#     by PID (its PMDAs too) from an EXIT trap whatever happens;
+#   * wrappers for the PCP client tools aimed at that pmcd (qa_pminfo ...);
+#   * qa_wait_value / qa_wait_metric to poll instead of sleeping;
+#   * filters that make outputs stable for golden comparison.
+#
+# It never touches the system pmcd: no default port, no /etc/pcp edits, and
+# PCP_VAR_DIR is redirected so pmcd does not hand our PMDAs to the system
+# pmdaroot (pmcd forks agents through $PCP_VAR_DIR/pmcd/root.socket when it
+# can connect to it; the PMDA would then be a child of the system pmdaroot).
+#
+# Typical test:
+#   . "$(dirname "$0")/lib/common.sh"
+#   qa_use_sample                  # or qa_pmcd_agent/qa_pmns_file/qa_pmns_dynamic
+#   qa_pmcd_start || exit 1
+#   qa_pminfo -f sample.long.one | qa_filter
+#   exit 0                         # cleanup runs from the trap
+#
+# Environment knobs: QA_KEEP=1 keeps $qa_tmp; QA_DEBUG=1 traces helpers to
+# stderr.  qa/run sets QA_RUN=1 (it owns the .full file) and QA_PIDS_FILE
+# (processes we started, so it can catch leaks).
+
+# ---- PCP configuration --------------------------------------------------
+if [ -z "${PCP_BINADM_DIR:-}" ] || [ -z "${PCP_PMDAS_DIR:-}" ]; then
+    # pcp.env exports the PCP_* variables from /etc/pcp.conf.
+    if [ -r "${PCP_DIR:-}/etc/pcp.env" ]; then
+        . "${PCP_DIR:-}/etc/pcp.env"
+    elif [ -r /etc/pcp.conf ]; then
+        set -a; . /etc/pcp.conf; set +a
+    fi
+fi
+: "${PCP_BINADM_DIR:=/usr/lib/pcp/bin}"
+: "${PCP_PMDAS_DIR:=/var/lib/pcp/pmdas}"
+: "${PCP_VAR_DIR:=/var/lib/pcp}"
+# Remember the real locations: a test's own PCP_VAR_DIR is private.
+QA_SYS_VAR_DIR=$PCP_VAR_DIR
+QA_SYS_PMDAS_DIR=$PCP_PMDAS_DIR
+
+# ---- locations ------------------------------------------------------------
+QA_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+QA_SRC=$(cd "$QA_DIR/.." && pwd)          # repository root
+seq=$(basename "$0")
+seq=${seq%.sh}
+: "${qa_full:=$QA_DIR/$seq.full}"
+[ -n "${QA_RUN:-}" ] || : > "$qa_full"
+qa_tmp=$(mktemp -d "${TMPDIR:-/tmp}/staprelay-qa.$seq.XXXXXX") || exit 1
+# Some PMDAs (pmdasample) drop to user pcp: they must reach their log dir.
+chmod 755 "$qa_tmp"
+here=$(pwd)
+
+# Private pmcd state (one pmcd per test).
+QA_PMCD_PID=
+QA_PMCD_PORT=
+QA_HOST=
+QA_PMCD_DIR=$qa_tmp/pmcd
+QA_PMCD_LOG=$QA_PMCD_DIR/pmcd.log
+QA_PMCD_AGENT_PIDS=
+qa_agents=
+qa_roots=
+qa_pmns_body=
+qa_nagents=0
+
+qa_log() {
+    # Debug lines go to the .full file (and stderr when QA_DEBUG=1).
+    echo "[$(date +%T)] $*" >> "$qa_full"
+    [ -z "${QA_DEBUG:-}" ] || echo "qa: $*" >&2
+}
+
+qa_fail() {
+    # A failure message on stdout: it breaks the golden comparison on purpose.
+    echo "FAIL: $*"
+    qa_log "FAIL: $*"
+}
+
+qa_notrun() {
+    # Only for things genuinely impossible on this machine.
+    echo "notrun: $*"
+    exit 0
+}
+
+qa_track_pid() {
+    [ -z "${QA_PIDS_FILE:-}" ] || echo "$1" >> "$QA_PIDS_FILE"
+}
+
+# ---- cleanup --------------------------------------------------------------
+qa_cleanup() {
+    local rc=$?
+    trap - EXIT INT TERM HUP
+    [ -z "$QA_PMCD_PID" ] || qa_pmcd_stop >/dev/null
+    cd / 2>/dev/null
+    if [ -n "${QA_KEEP:-}" ]; then
+        qa_log "kept $qa_tmp"
+    else
+        rm -rf "$qa_tmp"
+    fi
+    return $rc
+}
+trap 'qa_cleanup' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+# ---- ports ------------------------------------------------------------------
+qa_free_port() {
+    # A loopback TCP port nobody listens on; pmcd start retries on a race.
+    local port i used
+    used=$(ss -Htln 2>/dev/null | awk '{print $4}' | sed 's/.*://')
+    for i in $(seq 1 50); do
+        port=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+        [ "$port" = 44321 ] && continue        # PCP's own pmcd port
+        if ! printf '%s\n' $used | grep -qx "$port"; then
+            echo "$port"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# ---- building the private pmcd's config -------------------------------------
+qa_pmcd_reset() {
+    qa_agents=
+    qa_roots=
+    qa_pmns_body=
+    qa_nagents=0
+}
+
+qa_pmcd_agent() {
+    # One pmcd.conf agent line, e.g. "sample 29 pipe binary /path -d 29".
+    qa_agents="$qa_agents$1
+"
+    qa_nagents=$((qa_nagents + 1))
+}
+
+qa_pmns_dynamic() {
+    # A fully dynamic subtree: NAME DOMAIN:*:*
+    qa_roots="$qa_roots	$1	$2:*:*
+"
+}
+
+qa_pmns_file() {
+    # Merge a static ASCII PMNS file (PCP's pmns/root_* or a PMDA's pmns):
+    # expand it with pmcpp (extra args are pmcpp -D/-I options), drop its
+    # own root block and make that block's children children of our root.
+    local file=$1 expanded
+    shift
+    expanded=$("$PCP_BINADM_DIR/pmcpp" -P -I "$QA_SYS_VAR_DIR/pmns" "$@" "$file") || {
+        qa_fail "pmcpp $file"
+        return 1
+    }
+    qa_roots="$qa_roots$(printf '%s\n' "$expanded" | awk '
+        /^root[ \t]*\{/ { inroot = 1; next }
+        inroot && /\}/  { inroot = 0; next }
+        inroot && NF    { print "\t" $0 }')
+"
+    qa_pmns_body="$qa_pmns_body$(printf '%s\n' "$expanded" | awk '
+        /^root[ \t]*\{/ { inroot = 1; next }
+        inroot && /\}/  { inroot = 0; next }
+        !inroot         { print }')
+"
+}
+
+qa_pmns_subtree() {
+    # Like qa_pmns_file for a PMDA pmns file that has no root block
+    # (e.g. $PCP_PMDAS_DIR/sample/pmns): NAME is its top-level node.
+    local name=$1 file=$2 expanded
+    shift 2
+    expanded=$("$PCP_BINADM_DIR/pmcpp" -P -I "$QA_SYS_VAR_DIR/pmns" "$@" "$file") || {
+        qa_fail "pmcpp $file"
+        return 1
+    }
+    qa_roots="$qa_roots	$name
+"
+    qa_pmns_body="$qa_pmns_body$expanded
+"
+}
+
+qa_pmns_write() {
+    # Write the PMNS built so far (qa_pmns_*) to FILE, e.g. for dbpmda -n.
+    {
+        printf 'root {\n%s}\n\n' "$qa_roots"
+        printf '%s\n' "$qa_pmns_body"
+    } > "$1"
+}
+
+# pmcd's own DSO agent (domain 2) is always present: pmcd.* metrics tell us
+# when pmcd is ready and whether each agent is alive.
+qa_use_pmcd_self() {
+    qa_pmcd_agent "pmcd	2	dso	pmcd_init	$QA_SYS_PMDAS_DIR/pmcd/pmda_pmcd.so"
+    qa_pmns_file "$QA_SYS_VAR_DIR/pmns/root_pmcd" -DPMCD=2
+}
+
+# ---- PCP's own PMDAs, as pipe agents of the private pmcd --------------------
+qa_use_sample() {
+    # pmdasample (domain 29): static PMNS, stable values, storable metrics.
+    qa_pmcd_agent "sample	29	pipe	binary	$QA_SYS_PMDAS_DIR/sample/pmdasample -d 29 -l $QA_PMCD_DIR/log/sample.log"
+    qa_pmns_subtree sample "$QA_SYS_PMDAS_DIR/sample/pmns" -DSAMPLE=29
+}
+
+qa_use_linux() {
+    # pmdalinux (domain 60), e.g. kernel.all.load as a fast C baseline.
+    qa_pmcd_agent "linux	60	pipe	binary	$QA_SYS_PMDAS_DIR/linux/pmdalinux -d 60 -l $QA_PMCD_DIR/log/linux.log"
+    qa_pmns_file "$QA_SYS_VAR_DIR/pmns/root_linux"
+}
+
+qa_use_pmdajson() {
+    # PCP's pmdajson (domain 137) with CONFIG (a config.json file).
+    # pmdajson reads $PCP_PMDAS_DIR/json/config.json and nothing else, so it
+    # gets a private PCP_PMDAS_DIR holding only that file.  /usr/bin/python3
+    # explicitly: pmcd's PATH may find a python3 without the pcp module.
+    local conf=$1 dir=$QA_PMCD_DIR/jsonpmdas
+    [ -r "$QA_SYS_PMDAS_DIR/json/pmdajson.python" ] || { qa_fail "no pmdajson"; return 1; }
+    mkdir -p "$dir/json"
+    cp "$conf" "$dir/json/config.json"
+    qa_pmcd_agent "json	137	pipe	binary	/usr/bin/env PCP_PMDAS_DIR=$dir /usr/bin/python3 $QA_SYS_PMDAS_DIR/json/pmdajson.python -d 137 -l $QA_PMCD_DIR/log/json.log"
+    qa_pmns_dynamic json 137
+}
+
+# ---- our PMDA ----------------------------------------------------------------
+QA_STAPRELAY_BIN=${QA_STAPRELAY_BIN:-$QA_SRC/pmda/pmdastaprelay}
+QA_STAPRELAY_DOMAIN=490
+
+qa_have_staprelay() {
+    [ -x "$QA_STAPRELAY_BIN" ]
+}
+
+qa_use_staprelay() {
+    # Our PMDA with CONFIG (pmdajson-compatible config.json); its state dir
+    # and log live in the test's temp dir.
+    local conf=$1
+    QA_STAPRELAY_STATE=$QA_PMCD_DIR/staprelay-state
+    QA_STAPRELAY_LOG=$QA_PMCD_DIR/log/staprelay.log
+    mkdir -p "$QA_STAPRELAY_STATE"
+    qa_pmcd_agent "staprelay	$QA_STAPRELAY_DOMAIN	pipe	binary	$QA_STAPRELAY_BIN -d $QA_STAPRELAY_DOMAIN -c $conf -s $QA_STAPRELAY_STATE -l $QA_STAPRELAY_LOG"
+    qa_pmns_dynamic staprelay $QA_STAPRELAY_DOMAIN
+}
+
+qa_start_staprelay() {
+    # Private pmcd with only pmcd + pmdastaprelay(CONFIG); waits until
+    # staprelay.control.nsources answers.
+    qa_have_staprelay || { qa_fail "$QA_STAPRELAY_BIN not built (run make)"; return 1; }
+    qa_pmcd_reset
+    qa_use_staprelay "$1"
+    qa_pmcd_start || return 1
+    qa_wait_metric staprelay.control.nsources 20 || return 1
+}
+
+qa_write_config() {
+    # qa_write_config FILE DIR... : a config.json listing DIRs (untrusted),
+    # polling fast so tests wait little.
+    local file=$1 d first=1
+    shift
+    {
+        printf '{\n    "directory_list": ['
+        for d in "$@"; do
+            [ $first = 1 ] || printf ','
+            printf '\n        "%s"' "$d"
+            first=0
+        done
+        printf '\n    ],\n    "trusted_directory_list": [],\n'
+        printf '    "poll_interval": %s\n}\n' "${QA_POLL_INTERVAL:-0.2}"
+    } > "$file"
+}
+
+# ---- private pmcd --------------------------------------------------------
+qa_pmcd_start() {
+    # Optional args: extra agent lines, extra root entries (both raw text).
+    local try port i ready
+    [ -z "$QA_PMCD_PID" ] || { qa_fail "qa_pmcd_start: pmcd already running"; return 1; }
+    [ -z "${1:-}" ] || { qa_agents="$qa_agents$1
+"; qa_nagents=$((qa_nagents + $(printf '%s\n' "$1" | grep -c .))); }
+    [ -z "${2:-}" ] || qa_roots="$qa_roots$2
+"
+    mkdir -p "$QA_PMCD_DIR"/var/config/pmda "$QA_PMCD_DIR"/var/pmcd \
+        "$QA_PMCD_DIR"/tmp "$QA_PMCD_DIR"/run "$QA_PMCD_DIR"/log/pmcd
+    chmod 755 "$QA_PMCD_DIR"
+    chmod 1777 "$QA_PMCD_DIR"/log "$QA_PMCD_DIR"/log/pmcd "$QA_PMCD_DIR"/tmp \
+        "$QA_PMCD_DIR"/var/config/pmda
+
+    # Agents and names the caller asked for, plus pmcd's own.
+    local want=$((qa_nagents + 1)) saved_agents=$qa_agents saved_roots=$qa_roots saved_body=$qa_pmns_body
+    qa_use_pmcd_self
+    {
+        printf '%s' "$qa_agents"
+        printf '\n[access]\nallow "local:*" : all;\nallow "127.0.0.1" : all;\ndisallow ".*" : all;\n'
+    } > "$QA_PMCD_DIR/pmcd.conf"
+    qa_pmns_write "$QA_PMCD_DIR/root"
+    qa_agents=$saved_agents qa_roots=$saved_roots qa_pmns_body=$saved_body
+    qa_nagents=$((want - 1))
+    {
+        echo "== pmcd.conf"; cat "$QA_PMCD_DIR/pmcd.conf"
+        echo "== root (first 40 lines)"; head -40 "$QA_PMCD_DIR/root"
+    } >> "$qa_full"
+
+    for try in 1 2 3; do
+        port=$(qa_free_port) || { qa_fail "no free port"; return 1; }
+        rm -f "$QA_PMCD_LOG"
+        # The PCP_* overrides keep every file pmcd and its PMDAs write
+        # (pid file, sockets, pmdaCache, default logs) inside our dir.
+        env PCP_VAR_DIR="$QA_PMCD_DIR/var" PCP_TMP_DIR="$QA_PMCD_DIR/tmp" \
+            PCP_RUN_DIR="$QA_PMCD_DIR/run" PCP_LOG_DIR="$QA_PMCD_DIR/log" \
+            PCP_PMCDCONF_PATH="$QA_PMCD_DIR/pmcd.conf" \
+            PMCD_PORT="$port" PMCD_LOCAL=1 PMCD_SOCKET="$QA_PMCD_DIR/pmcd.socket" \
+            "$PCP_BINADM_DIR/pmcd" -f -A -U root -t "${QA_PMCD_TIMEOUT:-10}" \
+                -c "$QA_PMCD_DIR/pmcd.conf" -n "$QA_PMCD_DIR/root" \
+                -s "$QA_PMCD_DIR/pmcd.socket" -l "$QA_PMCD_LOG" \
+                -x "$QA_PMCD_DIR/pmcd.err" \
+                </dev/null >>"$qa_full" 2>&1 &
+        QA_PMCD_PID=$!
+        QA_PMCD_PORT=$port
+        QA_HOST=localhost:$port
+        qa_track_pid "$QA_PMCD_PID"
+        qa_log "pmcd pid $QA_PMCD_PID port $port dir $QA_PMCD_DIR"
+        # pmcd opens its ports only after its agents did the version
+        # exchange, so "answers" means the agents are attached too.
+        ready=
+        for i in $(seq 1 200); do
+            if ! kill -0 "$QA_PMCD_PID" 2>/dev/null; then
+                break
+            fi
+            if pmprobe -h "$QA_HOST" pmcd.numagents >/dev/null 2>&1 &&
+               [ "$(pmprobe -h "$QA_HOST" -v pmcd.numagents 2>/dev/null | awk '{print $3}')" -ge 1 ] 2>/dev/null; then
+                ready=1
+                break
+            fi
+            sleep 0.1
+        done
+        [ -n "$ready" ] && break
+        wait "$QA_PMCD_PID" 2>/dev/null
+        qa_log "pmcd did not start (try $try)"
+        cat "$QA_PMCD_LOG" "$QA_PMCD_DIR/pmcd.err" >> "$qa_full" 2>/dev/null
+        QA_PMCD_PID=
+        # A port race shows up as a bind failure: try another port.
+        grep -qi 'address already in use\|bind' "$QA_PMCD_LOG" 2>/dev/null || break
+    done
+    if [ -z "$ready" ]; then
+        [ -z "$QA_PMCD_PID" ] || qa_pmcd_stop >/dev/null
+        qa_fail "private pmcd did not start (see $qa_full)"
+        return 1
+    fi
+    QA_PMCD_AGENT_PIDS=$(qa_children "$QA_PMCD_PID")
+    for i in $QA_PMCD_AGENT_PIDS; do qa_track_pid "$i"; done
+    qa_log "agents: $QA_PMCD_AGENT_PIDS"
+    # Every configured agent (plus pmcd's DSO) must be attached.
+    local have
+    have=$(pmprobe -h "$QA_HOST" -v pmcd.numagents | awk '{print $3}')
+    if [ "$have" != "$want" ]; then
+        cat "$QA_PMCD_LOG" >> "$qa_full"
+        qa_fail "private pmcd has $have agents, expected $want (see $qa_full)"
+        return 1
+    fi
+    return 0
+}
+
+qa_children() {
+    # PIDs whose parent is $1 (the PMDAs of a pmcd).
+    ps -o pid= --ppid "$1" 2>/dev/null | tr -d ' '
+}
+
+qa_pid_alive() {
+    # Alive and not a zombie.
+    local st
+    st=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+    case "$st" in Z*|"") return 1 ;; esac
+    return 0
+}
+
+qa_pmcd_stop() {
+    # Stop our pmcd by PID, then make sure its PMDAs exited too (pmcd
+    # closes their pipes; each must exit on EOF).  Prints nothing when all
+    # went well, a FAIL line when something had to be killed.
+    local pid=$QA_PMCD_PID agents i rc=0 p
+    [ -n "$pid" ] || return 0
+    agents="$QA_PMCD_AGENT_PIDS $(qa_children "$pid")"
+    kill -TERM "$pid" 2>/dev/null
+    for i in $(seq 1 100); do
+        qa_pid_alive "$pid" || break
+        sleep 0.1
+    done
+    if qa_pid_alive "$pid"; then
+        qa_fail "pmcd $pid ignored SIGTERM; killed"
+        kill -KILL "$pid" 2>/dev/null
+        rc=1
+    fi
+    wait "$pid" 2>/dev/null
+    for p in $agents; do
+        for i in $(seq 1 100); do
+            qa_pid_alive "$p" || break
+            sleep 0.1
+        done
+        if qa_pid_alive "$p"; then
+            qa_fail "PMDA pid $p still running 10s after pmcd stopped; killed"
+            kill -KILL "$p" 2>/dev/null
+            rc=1
+        fi
+    done
+    qa_log "pmcd $pid stopped"
+    {
+        echo "== pmcd.log"; cat "$QA_PMCD_LOG"
+        for p in "$QA_PMCD_DIR"/log/*.log; do
+            [ -f "$p" ] && { echo "== $p"; tail -100 "$p"; }
+        done
+    } >> "$qa_full" 2>/dev/null
+    QA_PMCD_PID=
+    QA_PMCD_AGENT_PIDS=
+    return $rc
+}
+
+# ---- client tools aimed at the private pmcd --------------------------------
+qa_pminfo()  { pminfo  -h "$QA_HOST" "$@"; }
+qa_pmprobe() { pmprobe -h "$QA_HOST" "$@"; }
+qa_pmval()   { pmval   -h "$QA_HOST" "$@"; }
+qa_pmevent() { pmevent -h "$QA_HOST" "$@"; }
+qa_pmstore() { pmstore -h "$QA_HOST" "$@"; }
+
+qa_value() {
+    # Current value of METRIC, or of one instance with METRIC[INST] (INST is
+    # the external name), as pminfo -f prints it; empty if none.
+    local spec=$1 metric inst
+    case "$spec" in
+        *\[*\]) metric=${spec%%\[*}; inst=${spec#*\[}; inst=${inst%\]} ;;
+        *) metric=$spec; inst= ;;
+    esac
+    qa_pminfo -f "$metric" 2>/dev/null | awk -v inst="$inst" '
+        inst == "" && /^    value / { sub(/^    value /, ""); print; exit }
+        inst != "" && /^    inst \[/ {
+            line = $0
+            # inst [N or "NAME"] value V
+            s = index(line, " or \""); e = index(line, "\"] value ")
+            if (s && e && substr(line, s + 5, e - s - 5) == inst) {
+                print substr(line, e + 9); exit
+            }
+        }'
+}
+
+qa_wait_value() {
+    # qa_wait_value METRIC[INST] EXPECTED [TIMEOUT_SECONDS]
+    # Poll until the value equals EXPECTED.  Strings: EXPECTED may be given
+    # with or without pminfo's double quotes.  On time-out prints one
+    # "qa_wait_value: ..." line (so a golden diff shows it) and returns 1.
+    local spec=$1 want=$2 timeout=${3:-10} v end
+    end=$(( $(date +%s%N) / 1000000 + ${timeout%.*} * 1000 ))
+    while :; do
+        v=$(qa_value "$spec")
+        if [ "$v" = "$want" ] || [ "$v" = "\"$want\"" ]; then
+            qa_log "wait $spec = $want ok"
+            return 0
+        fi
+        [ $(( $(date +%s%N) / 1000000 )) -lt $end ] || break
+        sleep 0.1
+    done
+    echo "qa_wait_value: $spec: wanted $want, still ${v:-<no value>} after ${timeout}s"
+    qa_log "wait $spec = $want timed out, last '$v'"
+    return 1
+}
+
+qa_wait_metric() {
+    # qa_wait_metric METRIC [TIMEOUT]: wait until METRIC exists (dynamic
+    # PMNS) and returns a value.
+    local metric=$1 timeout=${2:-10} end
+    end=$(( $(date +%s) + timeout ))
+    while :; do
+        if [ "$(qa_pmprobe "$metric" 2>/dev/null | awk '{print $2}')" -ge 1 ] 2>/dev/null; then
+            return 0
+        fi
+        [ "$(date +%s)" -lt $end ] || break
+        sleep 0.1
+    done
+    echo "qa_wait_metric: $metric: no value after ${timeout}s"
+    qa_log "wait metric $metric timed out: $(qa_pmprobe "$metric" 2>&1)"
+    return 1
+}
+
+qa_wait_gone() {
+    # qa_wait_gone METRIC [TIMEOUT]: wait until METRIC is no longer in the PMNS.
+    local metric=$1 timeout=${2:-10} end
+    end=$(( $(date +%s) + timeout ))
+    while qa_pminfo "$metric" >/dev/null 2>&1; do
+        if [ "$(date +%s)" -ge $end ]; then
+            echo "qa_wait_gone: $metric: still present after ${timeout}s"
+            return 1
+        fi
+        sleep 0.1
+    done
+    return 0
+}
+
+# ---- dbpmda (no pmcd) ---------------------------------------------------------
+qa_dbpmda() {
+    # qa_dbpmda ROOTFILE < commands : run dbpmda with echoed commands in the
+    # test's temp dir (PMDA logs land in the cwd) and with a private
+    # PCP_VAR_DIR so pmdaCache files stay there too.
+    local root=$1
+    shift
+    mkdir -p "$qa_tmp/dbpmda/var/config/pmda"
+    ( cd "$qa_tmp/dbpmda" && PCP_VAR_DIR="$qa_tmp/dbpmda/var" dbpmda -n "$root" -ie "$@" 2>&1 )
+}
+
+# ---- filters ---------------------------------------------------------------------
+qa_filter_paths() {
+    # Temp and source paths, so outputs do not depend on where we ran.
+    sed -e "s|$qa_tmp|TMP|g" -e "s|$QA_SRC|SRC|g" \
+        -e "s|$QA_SYS_PMDAS_DIR|PMDAS|g" -e "s|$QA_SYS_VAR_DIR|VAR|g"
+}
+
+qa_filter_host() {
+    local h
+    h=$(hostname 2>/dev/null)
+    sed -e "s/localhost:$QA_PMCD_PORT/HOST/g" -e "s/127\.0\.0\.1:$QA_PMCD_PORT/HOST/g" \
+        ${QA_PMCD_PORT:+-e "s/\\b$QA_PMCD_PORT\\b/PORT/g"} \
+        ${h:+-e "s/\\b$h\\b/HOSTNAME/g"}
+}
+
+qa_filter_time() {
+    # Dates, clock times, and pminfo's event-record timestamps.
+    sed -E \
+        -e 's/(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +[0-9]+ [0-9:]+ [0-9]{4}/DATE/g' \
+        -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?/DATETIME/g' \
+        -e 's/\b[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?\b/TIME/g'
+}
+
+qa_filter_pids() {
+    # Known pids of this test (pmcd, PMDAs, ourselves).
+    local p args=()
+    for p in $QA_PMCD_PID $QA_PMCD_AGENT_PIDS $$; do
+        args+=(-e "s/\\b$p\\b/PID/g")
+    done
+    [ ${#args[@]} -eq 0 ] && cat || sed "${args[@]}"
+}
+
+qa_filter() {
+    # Everything above; PMIDs, values and instance ids are kept.
+    qa_filter_paths | qa_filter_host | qa_filter_time | qa_filter_pids
+}
+
+qa_filter_dbpmda() {
+    # dbpmda noise: result addresses, timing lines.
+    qa_filter | sed -E -e 's/__pmResult dump from 0x[0-9a-f]+/__pmResult dump from ADDR/' \
+        -e 's/(dump from|pmResult) 0x[0-9a-f]+/\1 ADDR/' \
+        -e '/^Timer: /d' -e 's/timestamp: [0-9]+\.[0-9]+/timestamp: TIMESTAMP/'
+}
