@@ -508,11 +508,13 @@ qa_filter_paths() {
 }
 
 qa_filter_host() {
+    # host:port of the private pmcd, and this machine's name where it stands
+    # as a word of its own (not inside a dotted metric name).  A bare port
+    # number is left alone: it could equal a metric value.
     local h
     h=$(hostname 2>/dev/null)
-    sed -e "s/localhost:$QA_PMCD_PORT/HOST/g" -e "s/127\.0\.0\.1:$QA_PMCD_PORT/HOST/g" \
-        ${QA_PMCD_PORT:+-e "s/\\b$QA_PMCD_PORT\\b/PORT/g"} \
-        ${h:+-e "s/\\b$h\\b/HOSTNAME/g"}
+    sed -E -e "s/(localhost|127\.0\.0\.1|\[::1\]):${QA_PMCD_PORT:-NOPORT}\b/HOST/g" \
+        ${h:+-e "s/(^|[[:space:]\"'(])$h([[:space:]\"'):,]|\$)/\1HOSTNAME\2/g"}
 }
 
 qa_filter_time() {
@@ -533,13 +535,15 @@ qa_filter_pids() {
 }
 
 qa_filter() {
-    # Everything above; PMIDs, values and instance ids are kept.
-    qa_filter_paths | qa_filter_host | qa_filter_time | qa_filter_pids
+    # Paths, host, times.  PMIDs, values and instance ids are kept; pids are
+    # not replaced here (a value could equal a pid): add qa_filter_pids to a
+    # pipeline that shows log lines.
+    qa_filter_paths | qa_filter_host | qa_filter_time
 }
 
 qa_filter_dbpmda() {
     # dbpmda noise: result addresses, timing lines.
-    qa_filter | sed -E -e 's/__pmResult dump from 0x[0-9a-f]+/__pmResult dump from ADDR/' \
+    qa_filter | qa_filter_pids | sed -E -e 's/__pmResult dump from 0x[0-9a-f]+/__pmResult dump from ADDR/' \
         -e 's/(dump from|pmResult) 0x[0-9a-f]+/\1 ADDR/' \
         -e '/^Timer: /d' -e 's/timestamp: [0-9]+\.[0-9]+/timestamp: TIMESTAMP/'
 }
