@@ -1,0 +1,125 @@
+# staprelay top-level build.
+#
+#   make          build pmda/pmdastaprelay and client/staprelay in place
+#   make check    unit tests (plain and ASan/UBSan) + qa end-to-end tests
+#   make demo     private pmcd relaying the example sources
+#   make install  DESTDIR/PREFIX aware; PMDA into $PCP_PMDAS_DIR/staprelay
+#   make deps     install missing Debian packages (root)
+#
+# Each part lists its sources in its own fragment (relay/relay.mk, ...);
+# objects go under build/<variant>/ so the plain and sanitizer builds never
+# mix.
+
+CC      ?= cc
+OPT     ?= -O2
+CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g $(OPT) \
+                -I. $(shell pkg-config --cflags jansson 2>/dev/null)
+PCP_CFLAGS    = $(shell pkg-config --cflags libpcp 2>/dev/null)
+JANSSON_LIBS  = $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+EV_LIBS       = -lev
+PCP_LIBS      = -lpcp
+PMDA_LIBS     = -lpcp_pmda -lpcp
+CHECK_LIBS    = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
+SAN_FLAGS     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share/staprelay
+PCP_PMDAS_DIR ?= $(shell . /etc/pcp.conf 2>/dev/null && echo $$PCP_PMDAS_DIR || echo /var/lib/pcp/pmdas)
+
+RELAY_SRCS  :=
+PMDA_SRCS   :=
+PMDA_MAIN   :=
+CLIENT_SRCS :=
+CLIENT_MAIN :=
+include relay/relay.mk
+include pmda/pmda.mk
+include client/client.mk
+
+obj = $(patsubst %.c,build/$(1)/%.o,$(2))
+
+RELAY_OBJS      = $(call obj,plain,$(RELAY_SRCS))
+PMDA_OBJS       = $(call obj,plain,$(PMDA_SRCS))
+CLIENT_OBJS     = $(call obj,plain,$(CLIENT_SRCS))
+
+PMDA_BIN   = pmda/pmdastaprelay
+CLIENT_BIN = client/staprelay
+
+all: $(PMDA_BIN) $(CLIENT_BIN)
+
+# relay/ must build without PCP headers (DESIGN.md): no PCP include path.
+build/plain/relay/%.o: relay/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
+
+build/asan/relay/%.o: relay/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+build/plain/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(PCP_CFLAGS) -MMD -MP -c $< -o $@
+
+build/asan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(PCP_CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+$(PMDA_BIN): $(call obj,plain,$(PMDA_MAIN)) $(PMDA_OBJS) $(RELAY_OBJS)
+	$(CC) -o $@ $^ $(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)
+
+$(CLIENT_BIN): $(call obj,plain,$(CLIENT_MAIN)) $(CLIENT_OBJS)
+	$(CC) -o $@ $^ $(PCP_LIBS) $(JANSSON_LIBS) -lm
+
+# ---- unit tests -------------------------------------------------------
+# One Check runner per part; suites are tests/<part>_*.c, registered in
+# tests/check_<part>.c.
+TEST_RELAY_SRCS  := tests/check_relay.c $(wildcard tests/relay_*.c) tests/testutil.c
+TEST_PMDA_SRCS   := tests/check_pmda.c $(wildcard tests/pmda_*.c) tests/testutil.c
+TEST_CLIENT_SRCS := tests/check_client.c $(wildcard tests/client_*.c) tests/testutil.c
+
+define test_runner
+build/$(1)/check_$(2): $(call obj,$(1),$(TEST_$(3)_SRCS)) $(call obj,$(1),$(4))
+	$$(CC) $(if $(filter asan,$(1)),$(SAN_FLAGS)) -o $$@ $$^ $(5) $(CHECK_LIBS) -lm
+endef
+$(eval $(call test_runner,plain,relay,RELAY,$(RELAY_SRCS),$(JANSSON_LIBS) $(EV_LIBS)))
+$(eval $(call test_runner,asan,relay,RELAY,$(RELAY_SRCS),$(JANSSON_LIBS) $(EV_LIBS)))
+$(eval $(call test_runner,plain,pmda,PMDA,$(PMDA_SRCS) $(RELAY_SRCS),$(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)))
+$(eval $(call test_runner,asan,pmda,PMDA,$(PMDA_SRCS) $(RELAY_SRCS),$(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)))
+$(eval $(call test_runner,plain,client,CLIENT,$(CLIENT_SRCS),$(PCP_LIBS) $(JANSSON_LIBS)))
+$(eval $(call test_runner,asan,client,CLIENT,$(CLIENT_SRCS),$(PCP_LIBS) $(JANSSON_LIBS)))
+
+UNIT_RUNNERS = $(foreach v,plain asan,$(foreach p,relay pmda client,build/$(v)/check_$(p)))
+
+unit: $(UNIT_RUNNERS)
+
+# ---- top-level targets ------------------------------------------------
+deps:
+	@./scripts/deps.sh
+
+check:
+	@./scripts/deps.sh >/dev/null || ./scripts/deps.sh
+	@$(MAKE) --no-print-directory all unit
+	@./scripts/check.sh $(UNIT_RUNNERS)
+
+demo:
+	@./scripts/deps.sh >/dev/null || ./scripts/deps.sh
+	@$(MAKE) --no-print-directory all
+	@./scripts/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay
+	install -m 755 $(CLIENT_BIN) $(DESTDIR)$(BINDIR)/staprelay
+	install -m 755 $(PMDA_BIN) $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay/pmdastaprelay
+	install -m 755 pmda/Install pmda/Remove $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay/
+	install -m 644 pmda/domain.h pmda/pmns pmda/root pmda/config.json $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay/
+	install -m 644 pmda/pmdastaprelay.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 client/staprelay.1 $(DESTDIR)$(MANDIR)/man1/
+	install -d $(DESTDIR)$(DATADIR)
+	cp -r stap schemas examples $(DESTDIR)$(DATADIR)/
+
+clean:
+	rm -rf build $(PMDA_BIN) $(CLIENT_BIN)
+
+.PHONY: all unit deps check demo install clean
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,27 @@
+/* control: staprelay.control.*, the relay's own health.  Cluster 0 of
+ * the domain; per-source metrics use instance domain serial 0, whose
+ * instances are source directories. */
+#ifndef STAPRELAY_CONTROL_H
+#define STAPRELAY_CONTROL_H
+
+#include "pmda/context.h"
+
+typedef struct control_metric {
+    int item;
+    const char *name;     /* below staprelay.control. */
+    int type;
+    int sem;
+    bool per_source;
+    pmUnits units;
+    const char *oneline;
+    const char *help;
+} control_metric;
+
+extern const control_metric control_metrics[];
+extern const size_t control_nmetrics;
+
+const control_metric *control_lookup(int item);
+/* Value of one control metric; inst is a position in the sources indom. */
+int control_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtomValue *atom);
+
+#endif

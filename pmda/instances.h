@@ -1,0 +1,35 @@
+/* instances: instance domains whose members come and go with the data.
+ *
+ * An inst_table gives every instance name a stable id for the life of the
+ * PMDA: an integer index keeps its own value (0..2^31-1), a string gets a
+ * 31-bit hash of its name, so ids are also the same after a restart
+ * (collisions, which are rare, probe to the next free id).  We do not use
+ * pmdaCache: it refuses names whose first word repeats ("10.0.0.1 -->
+ * 10.0.0.2" style names) and pmdajson lost values that way. */
+#ifndef STAPRELAY_INSTANCES_H
+#define STAPRELAY_INSTANCES_H
+
+#include <pcp/pmapi.h>
+#include <pcp/pmda.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct inst_table inst_table;
+
+inst_table *inst_table_new(void);
+void inst_table_free(inst_table *t);
+
+/* Stable id for a name. */
+int inst_table_id(inst_table *t, const char *name, bool is_number, int64_t number);
+
+/* Replace idp's members (names are copied; idp owns them) in the given
+ * order; free with inst_table_clear. */
+int inst_table_fill(inst_table *t, pmdaIndom *idp, const char *const *names,
+                    const bool *is_number, const int64_t *numbers, size_t n);
+void inst_table_clear(pmdaIndom *idp);
+
+/* Position of inst in idp (the order given to fill), or -1.  pmdaFetch
+ * walks instances in order, so a cursor makes this O(1) per value. */
+long inst_table_position(inst_table *t, const pmdaIndom *idp, unsigned int inst);
+
+#endif

@@ -1,0 +1,323 @@
+/* namespace: build the PMNS and tables from the relay's sources. */
+#include "pmda/namespace.h"
+#include "pmda/control.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROOT "staprelay"
+
+static pmda_ctx *ctx_of(pmdaExt *pmda)
+{
+    return pmdaExtGetData(pmda);
+}
+
+static inst_table *table_for(pmda_ctx *ctx, int serial)
+{
+    if ((size_t)serial >= ctx->ntables) {
+        size_t n = (size_t)serial + 16;
+        inst_table **nt = realloc(ctx->tables, n * sizeof(*nt));
+        if (nt == NULL)
+            return NULL;
+        memset(nt + ctx->ntables, 0, (n - ctx->ntables) * sizeof(*nt));
+        ctx->tables = nt;
+        ctx->ntables = n;
+    }
+    if (ctx->tables[serial] == NULL)
+        ctx->tables[serial] = inst_table_new();
+    return ctx->tables[serial];
+}
+
+/* Growable arrays used while building. */
+typedef struct {
+    pmdaMetric *metrics;
+    metric_ref *refs;
+    size_t n, cap;
+    pmdaIndom *indoms;
+    indom_ref *irefs;
+    size_t ni, icap;
+} tables;
+
+static int add_metric(tables *t, const pmDesc *desc, const metric_ref *ref)
+{
+    if (t->n == t->cap) {
+        size_t nc = t->cap ? t->cap * 2 : 64;
+        pmdaMetric *nm = realloc(t->metrics, nc * sizeof(*nm));
+        if (nm == NULL)
+            return -1;
+        t->metrics = nm;
+        metric_ref *nr = realloc(t->refs, nc * sizeof(*nr));
+        if (nr == NULL)
+            return -1;
+        t->refs = nr;
+        t->cap = nc;
+    }
+    t->metrics[t->n].m_desc = *desc;
+    t->refs[t->n] = *ref;
+    t->n++;
+    return 0;
+}
+
+static int add_indom(tables *t, pmInDom indom, const indom_ref *ref)
+{
+    if (t->ni == t->icap) {
+        size_t nc = t->icap ? t->icap * 2 : 16;
+        pmdaIndom *ni = realloc(t->indoms, nc * sizeof(*ni));
+        if (ni == NULL)
+            return -1;
+        t->indoms = ni;
+        indom_ref *nr = realloc(t->irefs, nc * sizeof(*nr));
+        if (nr == NULL)
+            return -1;
+        t->irefs = nr;
+        t->icap = nc;
+    }
+    memset(&t->indoms[t->ni], 0, sizeof(pmdaIndom));
+    t->indoms[t->ni].it_indom = indom;
+    t->irefs[t->ni] = *ref;
+    return (int)t->ni++;
+}
+
+static void add_control(pmda_ctx *ctx, tables *t)
+{
+    indom_ref iref = {.src = NULL, .table = table_for(ctx, 0)};
+    int slot = add_indom(t, pmInDom_build(ctx->domain, 0), &iref);
+    for (size_t i = 0; i < control_nmetrics; i++) {
+        const control_metric *cm = &control_metrics[i];
+        pmDesc d = {
+            .pmid = pmID_build(ctx->domain, 0, cm->item),
+            .type = cm->type,
+            .indom = cm->per_source ? pmInDom_build(ctx->domain, 0) : PM_INDOM_NULL,
+            .sem = cm->sem,
+            .units = cm->units,
+        };
+        metric_ref ref = {.ctx = ctx, .kind = REF_CONTROL, .index = i,
+                          .indom_slot = cm->per_source ? slot : -1};
+        char name[256];
+        snprintf(name, sizeof(name), ROOT ".control.%s", cm->name);
+        if (add_metric(t, &d, &ref) == 0)
+            pmdaTreeInsert(ctx->pmns, d.pmid, name);
+    }
+}
+
+/* Units as PCP understands them; problems are reported on the source once
+ * per metadata load (host_checked), not on every rebuild. */
+static pmUnits parse_units(source *s, const meta_metric *mm, bool report)
+{
+    pmUnits u;
+    memset(&u, 0, sizeof(u));
+    if (mm->units == NULL)
+        return u;
+    double mult = 1;
+    char *errmsg = NULL;
+    if (pmParseUnitsStr(mm->units, &u, &mult, &errmsg) < 0) {
+        if (report)
+            source_report(s, "metric %s: invalid units \"%s\" (%s); using none", mm->name,
+                          mm->units, errmsg ? errmsg : "unparseable");
+        free(errmsg);
+        memset(&u, 0, sizeof(u));
+        return u;
+    }
+    if (mult != 1 && report)
+        source_report(s, "metric %s: units \"%s\" carry a scale factor %g, which PCP "
+                      "descriptors cannot express; ignored", mm->name, mm->units, mult);
+    return u;
+}
+
+static const int value_types[] = {
+    [VT_INT64] = PM_TYPE_64, [VT_DOUBLE] = PM_TYPE_DOUBLE, [VT_STRING] = PM_TYPE_STRING,
+};
+static const int semantics[] = {
+    [SEM_INSTANT] = PM_SEM_INSTANT, [SEM_COUNTER] = PM_SEM_COUNTER,
+    [SEM_DISCRETE] = PM_SEM_DISCRETE,
+};
+
+static void add_source(pmda_ctx *ctx, tables *t, source *s)
+{
+    const source_meta *m = s->meta;
+    bool report = s->host_checked != s->stats.metadata_loads;
+    s->host_checked = s->stats.metadata_loads;
+    int cluster = idmap_cluster(ctx->ids, m->prefix);
+    if (cluster < 0) {
+        if (report)
+            source_report(s, "no PMID cluster left for prefix %s", m->prefix);
+        return;
+    }
+    int *slots = calloc(m->narrays ? m->narrays : 1, sizeof(int));
+    if (slots == NULL)
+        return;
+    for (size_t a = 0; a < m->narrays; a++) {
+        int serial = idmap_indom(ctx->ids, m->prefix, m->arrays[a].name);
+        indom_ref iref = {.src = s, .array = a, .table = serial > 0 ? table_for(ctx, serial) : NULL};
+        slots[a] = serial > 0 && iref.table != NULL
+                       ? add_indom(t, pmInDom_build(ctx->domain, serial), &iref) : -1;
+    }
+    for (size_t i = 0; i < m->nmetrics; i++) {
+        const meta_metric *mm = &m->metrics[i];
+        int item = idmap_item(ctx->ids, cluster, mm->name);
+        if (item < 0 || (mm->array >= 0 && slots[mm->array] < 0)) {
+            if (report)
+                source_report(s, "metric %s: no PMID or indom left; not exported", mm->name);
+            continue;
+        }
+        pmDesc d = {
+            .pmid = pmID_build(ctx->domain, cluster, item),
+            .type = value_types[mm->type],
+            .indom = mm->array >= 0 ? t->indoms[slots[mm->array]].it_indom : PM_INDOM_NULL,
+            .sem = semantics[mm->semantics],
+            .units = parse_units(s, mm, report),
+        };
+        metric_ref ref = {.ctx = ctx, .kind = REF_SOURCE, .src = s, .index = i,
+                          .indom_slot = mm->array >= 0 ? slots[mm->array] : -1};
+        char name[1024];
+        snprintf(name, sizeof(name), ROOT ".%s.%s", m->prefix, mm->name);
+        if (add_metric(t, &d, &ref) == 0)
+            pmdaTreeInsert(ctx->pmns, d.pmid, name);
+    }
+    free(slots);
+}
+
+static void free_tables(pmda_ctx *ctx)
+{
+    for (size_t i = 0; i < ctx->nindoms; i++)
+        inst_table_clear(&ctx->indoms[i]);
+    free(ctx->indoms);
+    free(ctx->indom_refs);
+    free(ctx->metrics);
+    free(ctx->refs);
+    ctx->indoms = NULL;
+    ctx->indom_refs = NULL;
+    ctx->metrics = NULL;
+    ctx->refs = NULL;
+    ctx->nindoms = ctx->nmetrics = 0;
+}
+
+void namespace_rebuild(pmda_ctx *ctx)
+{
+    tables t = {0};
+    if (ctx->pmns != NULL)
+        pmdaTreeRelease(ctx->pmns);
+    ctx->pmns = NULL;
+    if (pmdaTreeCreate(&ctx->pmns) < 0) {
+        pmNotifyErr(LOG_ERR, "cannot create the PMNS tree: out of memory");
+        return;
+    }
+    add_control(ctx, &t);
+    relay *r = ctx->relay;
+    for (size_t i = 0; i < r->nsources; i++) {
+        source *s = r->sources[i];
+        if (s->meta != NULL && s->state != SRC_DUPLICATE && s->state != SRC_REJECTED)
+            add_source(ctx, &t, s);
+    }
+    int rc = idmap_save(ctx->ids);
+    if (rc < 0)
+        pmNotifyErr(LOG_ERR, "cannot save the PMID map: %s (PMIDs stay in memory; "
+                    "will retry)", pmErrStr(rc));
+    free_tables(ctx);
+    ctx->metrics = t.metrics;
+    ctx->refs = t.refs;
+    ctx->nmetrics = t.n;
+    ctx->indoms = t.indoms;
+    ctx->indom_refs = t.irefs;
+    ctx->nindoms = t.ni;
+    for (size_t i = 0; i < t.n; i++)
+        ctx->metrics[i].m_user = &ctx->refs[i];
+    pmdaTreeRebuildHash(ctx->pmns, (int)t.n);
+    pmdaExt *pmda = ctx->dispatch.version.seven.ext;
+    pmda->e_indoms = ctx->indoms;
+    pmda->e_nindoms = (int)ctx->nindoms;
+    pmdaRehash(pmda, ctx->metrics, (int)ctx->nmetrics);
+    ctx->names_changed = true;
+    ctx->rebuilds++;
+}
+
+void namespace_free(pmda_ctx *ctx)
+{
+    free_tables(ctx);
+    if (ctx->pmns != NULL)
+        pmdaTreeRelease(ctx->pmns);
+    ctx->pmns = NULL;
+    for (size_t i = 0; i < ctx->ntables; i++)
+        inst_table_free(ctx->tables[i]);
+    free(ctx->tables);
+    ctx->tables = NULL;
+    ctx->ntables = 0;
+}
+
+int namespace_pmid(const char *name, pmID *pmid, pmdaExt *pmda)
+{
+    pmda_ctx *ctx = ctx_of(pmda);
+    return ctx->pmns ? pmdaTreePMID(ctx->pmns, name, pmid) : PM_ERR_NAME;
+}
+
+int namespace_name(pmID pmid, char ***nameset, pmdaExt *pmda)
+{
+    pmda_ctx *ctx = ctx_of(pmda);
+    return ctx->pmns ? pmdaTreeName(ctx->pmns, pmid, nameset) : PM_ERR_PMID;
+}
+
+int namespace_children(const char *name, int traverse, char ***kids, int **sts, pmdaExt *pmda)
+{
+    pmda_ctx *ctx = ctx_of(pmda);
+    return ctx->pmns ? pmdaTreeChildren(ctx->pmns, name, traverse, kids, sts) : PM_ERR_NAME;
+}
+
+static const metric_ref *ref_for(pmda_ctx *ctx, pmID pmid)
+{
+    for (size_t i = 0; i < ctx->nmetrics; i++)
+        if (ctx->metrics[i].m_desc.pmid == pmid)
+            return &ctx->refs[i];
+    return NULL;
+}
+
+/* One-line help is the description's first line; full help is all of it. */
+static int describe(const char *text, int type, char **buffer, char *oneline, size_t len)
+{
+    if (text == NULL || *text == '\0')
+        return PM_ERR_TEXT;
+    if (type & PM_TEXT_ONELINE) {
+        size_t n = strcspn(text, "\n");
+        if (n >= len)
+            n = len - 1;
+        memcpy(oneline, text, n);
+        oneline[n] = '\0';
+        *buffer = oneline;
+    } else {
+        *buffer = (char *)text;
+    }
+    return 0;
+}
+
+int namespace_text(int ident, int type, char **buffer, pmdaExt *pmda)
+{
+    pmda_ctx *ctx = ctx_of(pmda);
+    char *oneline = ctx->textbuf;   /* libpcp_pmda sends it before the next call */
+    if (type & PM_TEXT_INDOM) {
+        for (size_t i = 0; i < ctx->nindoms; i++) {
+            if (ctx->indoms[i].it_indom != (pmInDom)ident)
+                continue;
+            const indom_ref *ir = &ctx->indom_refs[i];
+            if (ir->src == NULL)
+                return describe("Sources: one instance per source directory", type, buffer,
+                                oneline, sizeof(ctx->textbuf));
+            const char *d = ir->src->meta->arrays[ir->array].description;
+            return describe(d, type, buffer, oneline, sizeof(ctx->textbuf));
+        }
+        return PM_ERR_INDOM;
+    }
+    const metric_ref *ref = ref_for(ctx, (pmID)ident);
+    if (ref == NULL)
+        return PM_ERR_PMID;
+    if (ref->kind == REF_CONTROL) {
+        const control_metric *cm = &control_metrics[ref->index];
+        if (type & PM_TEXT_ONELINE) {
+            *buffer = (char *)cm->oneline;
+            return 0;
+        }
+        return describe(cm->help && *cm->help ? cm->help : cm->oneline, type, buffer,
+                        oneline, sizeof(ctx->textbuf));
+    }
+    return describe(ref->src->meta->metrics[ref->index].description, type, buffer, oneline,
+                    sizeof(ctx->textbuf));
+}

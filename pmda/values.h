@@ -1,0 +1,17 @@
+/* values: answering fetch and instance requests from memory.  Instance
+ * tables are brought in line with the current snapshots here (a cheap
+ * generation check), values come straight from the snapshots. */
+#ifndef STAPRELAY_VALUES_H
+#define STAPRELAY_VALUES_H
+
+#include "pmda/context.h"
+
+int values_fetch(int numpmid, pmID *pmids, pmdaResult **resp, pmdaExt *pmda);
+int values_instance(pmInDom indom, int inst, char *name, pmInResult **result, pmdaExt *pmda);
+int values_desc(pmID pmid, pmDesc *desc, pmdaExt *pmda);
+int values_fetch_callback(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom);
+
+/* Sync every instance table with its source's snapshot. */
+void values_sync_indoms(pmda_ctx *ctx);
+
+#endif

@@ -1,0 +1,38 @@
+/* config: the relay's configuration file (JSON).
+ *
+ * pmdajson's keys keep their meaning: directory_list and
+ * trusted_directory_list name directories walked for sources.  Our keys:
+ * poll_interval and exec_timeout (seconds), max_document_size (bytes),
+ * queue limits for later parts.  Unknown keys are reported, not fatal. */
+#ifndef STAPRELAY_CONFIG_H
+#define STAPRELAY_CONFIG_H
+
+#include <stddef.h>
+
+typedef struct relay_config {
+    char **directories;          /* untrusted source roots */
+    size_t ndirectories;
+    char **trusted_directories;  /* trusted source roots */
+    size_t ntrusted_directories;
+    double poll_interval;        /* seconds between refreshes (default 1) */
+    double exec_timeout;         /* seconds before data-exec is killed (2) */
+    size_t max_document_size;    /* bytes per metadata/data document (16 MiB) */
+    char *exec_user;             /* user for untrusted data-exec ("nobody") */
+} relay_config;
+
+#define CONFIG_DEFAULT_POLL_INTERVAL 1.0
+#define CONFIG_DEFAULT_EXEC_TIMEOUT 2.0
+#define CONFIG_DEFAULT_MAX_DOCUMENT (16u * 1024 * 1024)
+
+/* Defaults: no directories. */
+relay_config *config_new_default(void);
+/* Parse JSON text.  On error returns NULL and writes a message to err.
+ * Non-fatal remarks (unknown keys) are appended to warn (may be NULL). */
+relay_config *config_parse(const char *text, size_t len, char *err, size_t errlen,
+                           char *warn, size_t warnlen);
+/* Read and parse a file. */
+relay_config *config_load(const char *path, char *err, size_t errlen,
+                          char *warn, size_t warnlen);
+void config_free(relay_config *cfg);
+
+#endif

@@ -1,0 +1,47 @@
+/* exec: run a data-exec command without a shell and without blocking the
+ * loop.  The child gets a new session (so its whole process group can be
+ * killed), /dev/null on stdin, no inherited descriptors, a clean
+ * environment, and optionally another uid/gid.  Its stdout is collected
+ * through libev up to a size cap; after the time-out the group is killed.
+ * The done callback always fires exactly once (unless cancelled). */
+#ifndef STAPRELAY_EXEC_H
+#define STAPRELAY_EXEC_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct exec_opts {
+    const char *cwd;        /* NULL: leave as is */
+    bool drop_privileges;   /* run as uid/gid below */
+    uid_t uid;
+    gid_t gid;
+    double timeout;         /* seconds */
+    size_t max_output;      /* bytes of stdout kept; more is an error */
+} exec_opts;
+
+typedef struct exec_result {
+    int wait_status;        /* from waitpid; valid when exited */
+    bool timed_out;
+    bool too_big;
+    char *out;              /* stdout, NUL-terminated; owned by the callback */
+    size_t len;
+    char errtext[256];      /* start of stderr, NUL-terminated */
+} exec_result;
+
+typedef void (*exec_done_fn)(void *arg, exec_result *res);
+typedef struct exec_job exec_job;
+
+/* Start argv[0] (searched in a fixed PATH).  Returns NULL and a reason in
+ * err when the command could not be started at all. */
+exec_job *exec_start(struct ev_loop *loop, char *const argv[], const exec_opts *opts,
+                     exec_done_fn done, void *arg, char *err, size_t errlen);
+
+/* Kill the command and release the job; the callback does not fire. */
+void exec_cancel(exec_job *job);
+
+/* Describe a finished result in one line ("exit status 3: <stderr>"). */
+void exec_describe(const exec_result *res, double timeout, char *buf, size_t buflen);
+
+#endif

@@ -1,0 +1,450 @@
+/* metadata: parse and validate metadata.json into the flat model. */
+#include "relay/metadata.h"
+#include "relay/pointer.h"
+#include "relay/strmap.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int metadata_name_ok(const char *name)
+{
+    if (name == NULL || *name == '\0')
+        return 0;
+    int at_start = 1;
+    for (const char *p = name; *p; p++) {
+        if (at_start) {
+            if (!isalpha((unsigned char)*p))
+                return 0;
+            at_start = 0;
+        } else if (*p == '.') {
+            at_start = 1;
+        } else if (!isalnum((unsigned char)*p) && *p != '_') {
+            return 0;
+        }
+    }
+    return !at_start;
+}
+
+static void problem(source_meta *m, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void problem(source_meta *m, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    char **np = realloc(m->problems, (m->nproblems + 1) * sizeof(char *));
+    if (np == NULL)
+        return;
+    m->problems = np;
+    m->problems[m->nproblems] = strdup(buf);
+    if (m->problems[m->nproblems] != NULL)
+        m->nproblems++;
+}
+
+void metadata_free_argv(char **argv)
+{
+    if (argv == NULL)
+        return;
+    for (char **a = argv; *a; a++)
+        free(*a);
+    free(argv);
+}
+
+void metadata_free(source_meta *m)
+{
+    if (m == NULL)
+        return;
+    free(m->prefix);
+    free(m->data_path);
+    metadata_free_argv(m->data_exec);
+    for (size_t i = 0; i < m->narrays; i++) {
+        free(m->arrays[i].name);
+        free(m->arrays[i].pointer);
+        free(m->arrays[i].index);
+        free(m->arrays[i].description);
+    }
+    free(m->arrays);
+    for (size_t i = 0; i < m->nmetrics; i++) {
+        free(m->metrics[i].name);
+        free(m->metrics[i].pointer);
+        free(m->metrics[i].units);
+        free(m->metrics[i].description);
+    }
+    free(m->metrics);
+    for (size_t i = 0; i < m->nproblems; i++)
+        free(m->problems[i]);
+    free(m->problems);
+    free(m);
+}
+
+/* ---- shlex-style splitting ------------------------------------------ */
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+} strbuf;
+
+static int sb_put(strbuf *b, char c)
+{
+    if (b->len + 2 > b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 32;
+        char *nb = realloc(b->buf, nc);
+        if (nb == NULL)
+            return -1;
+        b->buf = nb;
+        b->cap = nc;
+    }
+    b->buf[b->len++] = c;
+    b->buf[b->len] = '\0';
+    return 0;
+}
+
+static int argv_push(char ***argv, size_t *n, strbuf *word)
+{
+    char **na = realloc(*argv, (*n + 2) * sizeof(char *));
+    if (na == NULL)
+        return -1;
+    *argv = na;
+    (*argv)[(*n)++] = word->buf != NULL ? word->buf : strdup("");
+    (*argv)[*n] = NULL;
+    word->buf = NULL;
+    word->len = word->cap = 0;
+    return (*argv)[*n - 1] != NULL ? 0 : -1;
+}
+
+char **metadata_split_command(const char *cmd, char *err, size_t errlen)
+{
+    char **argv = calloc(1, sizeof(char *));
+    size_t n = 0;
+    strbuf word = {0};
+    int in_word = 0;
+    char quote = 0;
+    if (argv == NULL)
+        return NULL;
+    for (const char *p = cmd;; p++) {
+        char c = *p;
+        if (c == '\0') {
+            if (quote) {
+                snprintf(err, errlen, "data-exec: unterminated %c quote", quote);
+                goto fail;
+            }
+            if (in_word && argv_push(&argv, &n, &word) < 0)
+                goto fail;
+            break;
+        }
+        if (quote == '\'') {
+            if (c == '\'')
+                quote = 0;
+            else if (sb_put(&word, c) < 0)
+                goto fail;
+        } else if (quote == '"') {
+            if (c == '"')
+                quote = 0;
+            else if (c == '\\' && (p[1] == '"' || p[1] == '\\' || p[1] == '$' || p[1] == '`')) {
+                if (sb_put(&word, *++p) < 0)
+                    goto fail;
+            } else if (sb_put(&word, c) < 0)
+                goto fail;
+        } else if (isspace((unsigned char)c)) {
+            if (in_word && argv_push(&argv, &n, &word) < 0)
+                goto fail;
+            in_word = 0;
+        } else {
+            in_word = 1;
+            if (c == '\'' || c == '"') {
+                quote = c;
+            } else if (c == '\\' && p[1] != '\0') {
+                if (sb_put(&word, *++p) < 0)
+                    goto fail;
+            } else if (sb_put(&word, c) < 0) {
+                goto fail;
+            }
+        }
+    }
+    if (n == 0) {
+        snprintf(err, errlen, "data-exec: empty command");
+        goto fail;
+    }
+    return argv;
+fail:
+    free(word.buf);
+    metadata_free_argv(argv);
+    return NULL;
+}
+
+/* ---- metrics ---------------------------------------------------------- */
+
+/* Names already taken, as leaves and as interior nodes, so "a" and "a.b"
+ * cannot both exist (the PMNS could not hold them). */
+typedef struct {
+    strmap *leaves;
+    strmap *nodes;
+} name_space;
+
+static int claim_name(name_space *ns, const char *name, char *why, size_t whylen)
+{
+    if (strmap_get(ns->leaves, name, NULL)) {
+        snprintf(why, whylen, "duplicate metric name");
+        return -1;
+    }
+    if (strmap_get(ns->nodes, name, NULL)) {
+        snprintf(why, whylen, "name is already a namespace node");
+        return -1;
+    }
+    char *copy = strdup(name);
+    if (copy == NULL)
+        return -1;
+    for (char *d = strchr(copy, '.'); d != NULL; d = strchr(d + 1, '.')) {
+        *d = '\0';
+        if (strmap_get(ns->leaves, copy, NULL)) {
+            snprintf(why, whylen, "\"%s\" is already a metric", copy);
+            free(copy);
+            return -1;
+        }
+        *d = '.';
+    }
+    for (char *d = strchr(copy, '.'); d != NULL; d = strchr(d + 1, '.')) {
+        *d = '\0';
+        strmap_put(ns->nodes, copy, 1);
+        *d = '.';
+    }
+    strmap_put(ns->leaves, name, 1);
+    free(copy);
+    return 0;
+}
+
+static const char *opt_string(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s != NULL ? strdup(s) : NULL;
+}
+
+static int parse_semantics(source_meta *m, const char *where, json_t *jm,
+                           metric_semantics *sem)
+{
+    json_t *v = json_object_get(jm, "semantics");
+    *sem = SEM_INSTANT;
+    if (v == NULL)
+        return 0;
+    const char *s = json_string_value(v);
+    if (s != NULL && (strcmp(s, "instant") == 0 || strcmp(s, "instantaneous") == 0))
+        return 0;
+    if (s != NULL && strcmp(s, "counter") == 0) {
+        *sem = SEM_COUNTER;
+        return 0;
+    }
+    if (s != NULL && strcmp(s, "discrete") == 0) {
+        *sem = SEM_DISCRETE;
+        return 0;
+    }
+    problem(m, "%s: invalid semantics %s%s%s (expected instant, counter or discrete); using instant",
+            where, s ? "\"" : "", s ? s : "(not a string)", s ? "\"" : "");
+    return -1;
+}
+
+static int add_metric(source_meta *m, meta_metric *mm)
+{
+    meta_metric *nm = realloc(m->metrics, (m->nmetrics + 1) * sizeof(*nm));
+    if (nm == NULL)
+        return -1;
+    m->metrics = nm;
+    m->metrics[m->nmetrics++] = *mm;
+    return 0;
+}
+
+static void parse_metric_list(source_meta *m, name_space *ns, json_t *list,
+                              const char *parent, int array);
+
+/* One entry of a "metrics" list; parent is the array's name or NULL. */
+static void parse_metric(source_meta *m, name_space *ns, json_t *jm, size_t pos,
+                         const char *parent, int array)
+{
+    char where[300], why[160];
+    if (!json_is_object(jm)) {
+        problem(m, "%s%smetrics[%zu]: not an object; skipped",
+                parent ? parent : "", parent ? "." : "", pos);
+        return;
+    }
+    const char *name = opt_string(jm, "name");
+    const char *pointer = opt_string(jm, "pointer");
+    const char *type = opt_string(jm, "type");
+    snprintf(where, sizeof(where), "metric \"%s%s%s\"", parent ? parent : "",
+             parent ? "." : "", name ? name : "?");
+    if (name == NULL || !metadata_name_ok(name)) {
+        problem(m, "%s: name must match [A-Za-z][A-Za-z0-9_]* (dot-separated); skipped", where);
+        return;
+    }
+    if (pointer == NULL || pointer_check(pointer) != 0) {
+        problem(m, "%s: missing or invalid \"pointer\" (an RFC 6901 JSON pointer); skipped", where);
+        return;
+    }
+    if (type == NULL) {
+        problem(m, "%s: missing \"type\"; skipped", where);
+        return;
+    }
+    char full[512];
+    snprintf(full, sizeof(full), "%s%s%s", parent ? parent : "", parent ? "." : "", name);
+
+    if (strcmp(type, "array") == 0) {
+        if (array >= 0) {
+            problem(m, "%s: arrays inside arrays are not supported; skipped", where);
+            return;
+        }
+        const char *index = opt_string(jm, "index");
+        json_t *kids = json_object_get(jm, "metrics");
+        if (index == NULL || pointer_check(index) != 0) {
+            problem(m, "%s: array needs an \"index\" JSON pointer; skipped", where);
+            return;
+        }
+        if (!json_is_array(kids)) {
+            problem(m, "%s: array needs a \"metrics\" list; skipped", where);
+            return;
+        }
+        if (claim_name(ns, full, why, sizeof(why)) != 0) {
+            problem(m, "%s: %s; skipped", where, why);
+            return;
+        }
+        /* The array name is a node, not a leaf: release it as a leaf. */
+        strmap_del(ns->leaves, full);
+        strmap_put(ns->nodes, full, 1);
+        meta_array *na = realloc(m->arrays, (m->narrays + 1) * sizeof(*na));
+        if (na == NULL)
+            return;
+        m->arrays = na;
+        meta_array *a = &m->arrays[m->narrays];
+        a->name = strdup(full);
+        a->pointer = strdup(pointer);
+        a->index = strdup(index);
+        a->description = dup_or_null(opt_string(jm, "description"));
+        int idx = (int)m->narrays++;
+        parse_metric_list(m, ns, kids, full, idx);
+        return;
+    }
+
+    meta_metric mm = {0};
+    if (strcmp(type, "integer") == 0)
+        mm.type = VT_INT64;
+    else if (strcmp(type, "double") == 0)
+        mm.type = VT_DOUBLE;
+    else if (strcmp(type, "string") == 0)
+        mm.type = VT_STRING;
+    else {
+        problem(m, "%s: unknown type \"%s\" (expected integer, double, string or array); skipped",
+                where, type);
+        return;
+    }
+    if (claim_name(ns, full, why, sizeof(why)) != 0) {
+        problem(m, "%s: %s; skipped", where, why);
+        return;
+    }
+    parse_semantics(m, where, jm, &mm.semantics);
+    json_t *units = json_object_get(jm, "units");
+    if (units != NULL && !json_is_string(units))
+        problem(m, "%s: \"units\" must be a string; ignored", where);
+    else if (units != NULL && json_string_length(units) > 0)
+        mm.units = strdup(json_string_value(units));
+    mm.name = strdup(full);
+    mm.pointer = strdup(pointer);
+    mm.description = dup_or_null(opt_string(jm, "description"));
+    mm.array = array;
+    if (mm.name == NULL || mm.pointer == NULL || add_metric(m, &mm) != 0) {
+        free(mm.name);
+        free(mm.pointer);
+        free(mm.units);
+        free(mm.description);
+    }
+}
+
+static void parse_metric_list(source_meta *m, name_space *ns, json_t *list,
+                              const char *parent, int array)
+{
+    size_t i;
+    json_t *jm;
+    json_array_foreach(list, i, jm)
+        parse_metric(m, ns, jm, i, parent, array);
+}
+
+static void check_top_keys(source_meta *m, json_t *root)
+{
+    static const char *known[] = {"prefix", "data-path", "data-exec", "metrics", NULL};
+    const char *key;
+    json_t *v;
+    json_object_foreach(root, key, v) {
+        int ok = 0;
+        for (const char **k = known; *k; k++)
+            ok |= strcmp(*k, key) == 0;
+        if (!ok)
+            problem(m, "ignoring unknown metadata attribute \"%s\"", key);
+    }
+}
+
+source_meta *metadata_parse(const char *text, size_t len, const char *default_prefix,
+                            char *err, size_t errlen)
+{
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, 0, &jerr);
+    if (root == NULL) {
+        snprintf(err, errlen, "metadata: invalid JSON at line %d column %d: %s",
+                 jerr.line, jerr.column, jerr.text);
+        return NULL;
+    }
+    source_meta *m = NULL;
+    json_t *metrics = json_object_get(root, "metrics");
+    if (!json_is_object(root)) {
+        snprintf(err, errlen, "metadata: top level must be an object");
+        goto out;
+    }
+    if (!json_is_array(metrics)) {
+        snprintf(err, errlen, "metadata: missing \"metrics\" list");
+        goto out;
+    }
+    m = calloc(1, sizeof(*m));
+    if (m == NULL)
+        goto out;
+    const char *prefix = opt_string(root, "prefix");
+    if (json_object_get(root, "prefix") != NULL && prefix == NULL)
+        problem(m, "\"prefix\" must be a string; using \"%s\"", default_prefix);
+    m->prefix = strdup(prefix != NULL ? prefix : default_prefix);
+    if (!metadata_name_ok(m->prefix) || strchr(m->prefix, '.') != NULL) {
+        snprintf(err, errlen, "metadata: prefix \"%s\" is not a valid name "
+                 "([A-Za-z][A-Za-z0-9_]*)", m->prefix);
+        metadata_free(m);
+        m = NULL;
+        goto out;
+    }
+    const char *dpath = opt_string(root, "data-path");
+    const char *dexec = opt_string(root, "data-exec");
+    if (dpath != NULL && dexec != NULL)
+        problem(m, "both \"data-path\" and \"data-exec\" given; using data-exec");
+    if (dexec != NULL) {
+        char why[200];
+        m->data_exec = metadata_split_command(dexec, why, sizeof(why));
+        if (m->data_exec == NULL) {
+            snprintf(err, errlen, "metadata: %s", why);
+            metadata_free(m);
+            m = NULL;
+            goto out;
+        }
+    } else if (dpath != NULL) {
+        m->data_path = strdup(dpath);
+    }
+    check_top_keys(m, root);
+    name_space ns = {strmap_new(), strmap_new()};
+    parse_metric_list(m, &ns, metrics, NULL, -1);
+    strmap_free(ns.leaves);
+    strmap_free(ns.nodes);
+out:
+    json_decref(root);
+    return m;
+}

@@ -1,0 +1,60 @@
+/* metadata: a source's metadata.json, pmdajson's format, flattened.
+ *
+ * pmdajson nests array sub-metrics inside the array; we flatten every leaf
+ * to one meta_metric whose name is relative to the source prefix ("count",
+ * "net.rx", "ifaces.bytes") and which points either at the document
+ * (array < 0) or at one element of an array (array >= 0).  Problems that
+ * cost a metric or an attribute are collected as text, never silent. */
+#ifndef STAPRELAY_METADATA_H
+#define STAPRELAY_METADATA_H
+
+#include <stddef.h>
+
+typedef enum { VT_INT64, VT_DOUBLE, VT_STRING } value_type;
+typedef enum { SEM_INSTANT, SEM_COUNTER, SEM_DISCRETE } metric_semantics;
+
+typedef struct meta_array {
+    char *name;        /* relative name of the array node, e.g. "ifaces" */
+    char *pointer;     /* pointer to the JSON array in the data */
+    char *index;       /* pointer, inside one element, to its instance name */
+    char *description;
+} meta_array;
+
+typedef struct meta_metric {
+    char *name;        /* relative dotted name */
+    char *pointer;     /* in the document, or inside an array element */
+    value_type type;
+    metric_semantics semantics;
+    char *units;       /* as written (checked by the PMDA); NULL = none */
+    char *description; /* NULL = none */
+    int array;         /* index into meta->arrays, or -1 */
+} meta_metric;
+
+typedef struct source_meta {
+    char *prefix;      /* from metadata, else the default given to parse */
+    char *data_path;   /* NULL = <dir>/data.json */
+    char **data_exec;  /* argv (NULL-terminated) or NULL */
+    meta_array *arrays;
+    size_t narrays;
+    meta_metric *metrics;
+    size_t nmetrics;
+    char **problems;   /* human-readable, one per dropped item */
+    size_t nproblems;
+} source_meta;
+
+/* Parse metadata text.  Returns NULL (and a reason in err) only when the
+ * document as a whole is unusable; smaller problems land in ->problems. */
+source_meta *metadata_parse(const char *text, size_t len, const char *default_prefix,
+                            char *err, size_t errlen);
+void metadata_free(source_meta *m);
+
+/* Valid metric or prefix name: [A-Za-z][A-Za-z0-9_]* components joined by '.' */
+int metadata_name_ok(const char *name);
+
+/* Split a command line like python's shlex.split (no shell involved):
+ * whitespace separates words, '...' and "..." quote, backslash escapes
+ * outside single quotes.  Returns a NULL-terminated argv or NULL. */
+char **metadata_split_command(const char *cmd, char *err, size_t errlen);
+void metadata_free_argv(char **argv);
+
+#endif

@@ -1,0 +1,253 @@
+/* relay: discovery, the poll timer and prefix ownership. */
+#include "relay/relay.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Directory levels walked below each configured directory. */
+#define SCAN_MAX_DEPTH 8
+
+relay *relay_new(struct ev_loop *loop, relay_config *cfg, const log_sink *log,
+                 const relay_hooks *hooks)
+{
+    relay *r = calloc(1, sizeof(*r));
+    if (r == NULL)
+        return NULL;
+    r->loop = loop;
+    r->cfg = cfg;
+    if (log != NULL)
+        r->log = *log;
+    if (hooks != NULL)
+        r->hooks = *hooks;
+    struct passwd *pw = getpwnam(cfg->exec_user);
+    if (pw != NULL && pw->pw_uid != 0) {
+        r->exec_uid = pw->pw_uid;
+        r->exec_gid = pw->pw_gid;
+        r->exec_user_ok = true;
+    }
+    return r;
+}
+
+void relay_free(relay *r)
+{
+    if (r == NULL)
+        return;
+    ev_timer_stop(r->loop, &r->poll_w);
+    for (size_t i = 0; i < r->nsources; i++)
+        source_free(r->sources[i]);
+    free(r->sources);
+    for (size_t i = 0; i < r->ndead_sources; i++)
+        source_free(r->dead_sources[i]);
+    free(r->dead_sources);
+    config_free(r->cfg);
+    free(r);
+}
+
+void relay_mark_namespace_dirty(relay *r)
+{
+    r->namespace_dirty = true;
+}
+
+size_t relay_active_sources(const relay *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->nsources; i++)
+        n += r->sources[i]->meta != NULL && r->sources[i]->state != SRC_DUPLICATE &&
+             r->sources[i]->state != SRC_REJECTED;
+    return n;
+}
+
+/* ---- discovery ------------------------------------------------------------ */
+
+static source *find_source(relay *r, const char *dir)
+{
+    for (size_t i = 0; i < r->nsources; i++)
+        if (strcmp(r->sources[i]->dir, dir) == 0)
+            return r->sources[i];
+    return NULL;
+}
+
+static void add_source(relay *r, const char *dir, bool trusted)
+{
+    source *s = find_source(r, dir);
+    if (s != NULL) {
+        s->seen = true;
+        return;
+    }
+    s = source_new(r, dir, trusted);
+    if (s == NULL)
+        return;
+    source **ns = realloc(r->sources, (r->nsources + 1) * sizeof(*ns));
+    if (ns == NULL) {
+        source_free(s);
+        return;
+    }
+    r->sources = ns;
+    r->sources[r->nsources++] = s;
+    s->seen = true;
+    r->namespace_dirty = true;   /* the host lists sources too */
+    log_msg(&r->log, LOG_LVL_INFO, "new source %s%s", dir, trusted ? " (trusted)" : "");
+}
+
+static bool has_metadata(const char *dir)
+{
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/metadata.json", dir);
+    return stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
+/* Walk one directory tree.  Symbolic links to directories are not
+ * followed below the configured root, so a link can neither loop the walk
+ * nor pull in a tree from elsewhere (pmdajson's os.walk did the same). */
+static void scan_tree(relay *r, const char *dir, bool trusted, int depth)
+{
+    if (has_metadata(dir))
+        add_source(r, dir, trusted);
+    if (depth >= SCAN_MAX_DEPTH)
+        return;
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' && (e->d_name[1] == '\0' ||
+                                    (e->d_name[1] == '.' && e->d_name[2] == '\0')))
+            continue;
+        char path[4096];
+        if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= sizeof(path))
+            continue;
+        bool is_dir = e->d_type == DT_DIR;
+        if (e->d_type == DT_UNKNOWN) {
+            struct stat st;
+            is_dir = lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+        }
+        if (is_dir)
+            scan_tree(r, path, trusted, depth + 1);
+    }
+    closedir(d);
+}
+
+static int source_order(const void *a, const void *b)
+{
+    const source *x = *(source *const *)a, *y = *(source *const *)b;
+    if (x->trusted != y->trusted)
+        return x->trusted ? -1 : 1;
+    return strcmp(x->dir, y->dir);
+}
+
+static void bury_source(relay *r, size_t i)
+{
+    source *s = r->sources[i];
+    log_msg(&r->log, LOG_LVL_INFO, "source %s vanished", s->dir);
+    source **nd = realloc(r->dead_sources, (r->ndead_sources + 1) * sizeof(*nd));
+    if (nd != NULL) {
+        r->dead_sources = nd;
+        r->dead_sources[r->ndead_sources++] = s;
+    } else {
+        source_free(s);   /* cannot defer: the host rebuilds right after */
+    }
+    memmove(&r->sources[i], &r->sources[i + 1], (r->nsources - i - 1) * sizeof(*r->sources));
+    r->nsources--;
+    r->namespace_dirty = true;
+}
+
+static void discover(relay *r)
+{
+    for (size_t i = 0; i < r->nsources; i++)
+        r->sources[i]->seen = false;
+    for (size_t i = 0; i < r->cfg->ntrusted_directories; i++)
+        scan_tree(r, r->cfg->trusted_directories[i], true, 0);
+    for (size_t i = 0; i < r->cfg->ndirectories; i++)
+        scan_tree(r, r->cfg->directories[i], false, 0);
+    for (size_t i = r->nsources; i-- > 0;)
+        if (!r->sources[i]->seen)
+            bury_source(r, i);
+    qsort(r->sources, r->nsources, sizeof(*r->sources), source_order);
+}
+
+/* The first source (trusted first, then by path) owns a prefix; later
+ * ones wait, visibly, and take over if the owner goes away. */
+static void assign_prefixes(relay *r)
+{
+    for (size_t i = 0; i < r->nsources; i++) {
+        source *s = r->sources[i];
+        const char *p = source_prefix(s);
+        if (p == NULL || s->state == SRC_REJECTED)
+            continue;
+        const source *owner = NULL;
+        for (size_t j = 0; j < i && owner == NULL; j++) {
+            const char *q = source_prefix(r->sources[j]);
+            if (q != NULL && r->sources[j]->state != SRC_DUPLICATE &&
+                r->sources[j]->state != SRC_REJECTED && strcmp(p, q) == 0)
+                owner = r->sources[j];
+        }
+        if (strcmp(p, "control") == 0) {
+            if (s->state != SRC_DUPLICATE)
+                r->namespace_dirty = true;
+            s->state = SRC_DUPLICATE;
+            snprintf(s->last_error, sizeof(s->last_error),
+                     "prefix \"control\" is reserved for staprelay.control");
+        } else if (owner != NULL && s->state != SRC_DUPLICATE) {
+            s->state = SRC_DUPLICATE;
+            snprintf(s->last_error, sizeof(s->last_error),
+                     "prefix \"%s\" is already used by %s", p, owner->dir);
+            log_msg(&r->log, LOG_LVL_WARNING, "source %s: %s", s->dir, s->last_error);
+            r->namespace_dirty = true;
+        } else if (owner == NULL && s->state == SRC_DUPLICATE) {
+            s->state = SRC_WAITING;
+            s->last_error[0] = '\0';
+            log_msg(&r->log, LOG_LVL_INFO, "source %s now owns prefix \"%s\"", s->dir, p);
+            r->namespace_dirty = true;
+        }
+    }
+}
+
+void relay_settle(relay *r)
+{
+    if (r->namespace_dirty) {
+        r->namespace_dirty = false;
+        r->namespace_generation++;
+        if (r->hooks.namespace_changed != NULL)
+            r->hooks.namespace_changed(r->hooks.arg);
+    }
+    for (size_t i = 0; i < r->ndead_sources; i++)
+        source_free(r->dead_sources[i]);
+    free(r->dead_sources);
+    r->dead_sources = NULL;
+    r->ndead_sources = 0;
+}
+
+void relay_poll(relay *r)
+{
+    discover(r);
+    for (size_t i = 0; i < r->nsources; i++) {
+        source *s = r->sources[i];
+        if (source_refresh_metadata(s)) {
+            r->namespace_dirty = true;
+        }
+    }
+    assign_prefixes(r);
+    for (size_t i = 0; i < r->nsources; i++)
+        source_refresh_data(r->sources[i]);
+    relay_settle(r);
+}
+
+static void on_poll(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop; (void)revents;
+    relay_poll(w->data);
+}
+
+void relay_start(relay *r)
+{
+    relay_poll(r);
+    ev_timer_init(&r->poll_w, on_poll, r->cfg->poll_interval, r->cfg->poll_interval);
+    r->poll_w.data = r;
+    ev_timer_start(r->loop, &r->poll_w);
+}

@@ -1,0 +1,403 @@
+/* source: metadata and data of one source, read without blocking. */
+#include "relay/source.h"
+#include "relay/docread.h"
+#include "relay/relay.h"
+#include "relay/strmap.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *state_names[] = {
+    [SRC_WAITING] = "waiting",
+    [SRC_OK] = "ok",
+    [SRC_ERROR] = "error",
+    [SRC_BAD_METADATA] = "bad-metadata",
+    [SRC_DUPLICATE] = "duplicate-prefix",
+    [SRC_REJECTED] = "rejected",
+};
+
+/* How often the same problem may be logged again for one source. */
+#define ERROR_LOG_INTERVAL 300
+
+const char *source_state_name(source_state st)
+{
+    return st <= SRC_REJECTED ? state_names[st] : "unknown";
+}
+
+const char *source_prefix(const source *s)
+{
+    return s->meta != NULL ? s->meta->prefix : NULL;
+}
+
+static char *path_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p != NULL)
+        snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+source *source_new(struct relay *r, const char *dir, bool trusted)
+{
+    source *s = calloc(1, sizeof(*s));
+    if (s == NULL)
+        return NULL;
+    s->relay = r;
+    s->dir = strdup(dir);
+    char *copy = strdup(dir);
+    if (s->dir == NULL || copy == NULL) {
+        free(copy);
+        free(s->dir);
+        free(s);
+        return NULL;
+    }
+    s->default_prefix = strdup(basename(copy));
+    free(copy);
+    s->trusted = trusted;
+    s->state = SRC_WAITING;
+    return s;
+}
+
+static void stop_watch(source *s)
+{
+    if (s->watching) {
+        ev_stat_stop(s->relay->loop, &s->data_watch);
+        s->watching = false;
+    }
+}
+
+static void drop_snapshot(source *s)
+{
+    if (s->snap != NULL) {
+        snapshot_free(s->snap);
+        s->snap = NULL;
+        s->generation++;
+    }
+}
+
+void source_free(source *s)
+{
+    if (s == NULL)
+        return;
+    stop_watch(s);
+    exec_cancel(s->job);
+    snapshot_free(s->snap);
+    metadata_free(s->meta);
+    free(s->meta_text);
+    free(s->data_file);
+    free(s->problem_hash);
+    free(s->default_prefix);
+    free(s->dir);
+    free(s);
+}
+
+/* Set the source-level error: shown in control metrics, logged unless the
+ * same text was logged recently. */
+static void set_error(source *s, source_state st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_error(source *s, source_state st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->last_error, sizeof(s->last_error), fmt, ap);
+    va_end(ap);
+    s->state = st;
+    if (ratelimit_allow(&s->error_rl, s->last_error, time(NULL), ERROR_LOG_INTERVAL))
+        log_msg(&s->relay->log, LOG_LVL_WARNING, "source %s: %s", s->dir, s->last_error);
+}
+
+void source_report(source *s, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    s->stats.metadata_errors++;
+    snprintf(s->last_error, sizeof(s->last_error), "%s", buf);
+    log_msg(&s->relay->log, LOG_LVL_WARNING, "source %s: %s", s->dir, buf);
+}
+
+/* ---- metadata ---------------------------------------------------------- */
+
+static bool same_stat(const struct stat *a, const struct stat *b)
+{
+    return a->st_ino == b->st_ino && a->st_dev == b->st_dev && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+           a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* pmdajson's rule for trusted directories: the directory and its
+ * metadata.json must belong to root and be writable by nobody else. */
+static int trusted_ok(const source *s, char *why, size_t whylen)
+{
+    struct stat st;
+    const char *paths[2] = {s->dir, NULL};
+    char *meta = path_join(s->dir, "metadata.json");
+    paths[1] = meta;
+    int ok = 1;
+    for (int i = 0; i < 2 && ok; i++) {
+        if (paths[i] == NULL || stat(paths[i], &st) != 0) {
+            snprintf(why, whylen, "cannot stat %s", paths[i] ? paths[i] : "metadata.json");
+            ok = 0;
+        } else if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+            snprintf(why, whylen, "trusted source rejected: %s must be owned by root and "
+                     "not group or world writable", paths[i]);
+            ok = 0;
+        }
+    }
+    free(meta);
+    return ok;
+}
+
+static void resolve_data_file(source *s)
+{
+    free(s->data_file);
+    s->data_file = NULL;
+    if (s->meta == NULL || s->meta->data_exec != NULL)
+        return;
+    const char *p = s->meta->data_path;
+    if (p == NULL)
+        s->data_file = path_join(s->dir, "data.json");
+    else if (p[0] == '/')
+        s->data_file = strdup(p);
+    else
+        s->data_file = path_join(s->dir, p);   /* relative to the source, not our cwd */
+}
+
+static void log_meta_problems(source *s)
+{
+    for (size_t i = 0; i < s->meta->nproblems; i++) {
+        s->stats.metadata_errors++;
+        log_msg(&s->relay->log, LOG_LVL_WARNING, "source %s: metadata: %s", s->dir,
+                s->meta->problems[i]);
+    }
+    if (s->meta->nproblems > 0)
+        snprintf(s->last_error, sizeof(s->last_error), "metadata: %s",
+                 s->meta->problems[s->meta->nproblems - 1]);
+}
+
+static void install_meta(source *s, source_meta *m, char *text)
+{
+    drop_snapshot(s);
+    stop_watch(s);
+    metadata_free(s->meta);
+    free(s->meta_text);
+    s->meta = m;
+    s->meta_text = text;
+    free(s->problem_hash);
+    s->problem_hash = m != NULL ? calloc(m->nmetrics ? m->nmetrics : 1, sizeof(uint64_t)) : NULL;
+    s->metric_problems = 0;
+    resolve_data_file(s);
+}
+
+bool source_refresh_metadata(source *s)
+{
+    char *path = path_join(s->dir, "metadata.json");
+    struct stat st;
+    if (path == NULL || stat(path, &st) != 0) {
+        free(path);
+        return false;    /* vanished: discovery will notice */
+    }
+    /* procfs files report size 0 and a fixed mtime: always re-read them */
+    bool generated = st.st_size == 0;
+    if (!generated && s->meta_text != NULL && same_stat(&st, &s->meta_st)) {
+        free(path);
+        return false;
+    }
+    s->meta_st = st;
+    char *text = NULL, err[512];
+    size_t len;
+    doc_status ds = doc_read(path, s->relay->cfg->max_document_size, &text, &len,
+                             err, sizeof(err));
+    free(path);
+    if (ds == DOC_BUSY)
+        return false;
+    if (ds != DOC_OK) {
+        bool had = s->meta != NULL;
+        install_meta(s, NULL, strdup(""));
+        s->stats.metadata_errors++;
+        set_error(s, SRC_BAD_METADATA, "metadata: %s", err);
+        return had;
+    }
+    if (s->meta_text != NULL && strcmp(text, s->meta_text) == 0 && s->state != SRC_REJECTED) {
+        free(text);
+        return false;
+    }
+    if (s->trusted && !trusted_ok(s, err, sizeof(err))) {
+        bool had = s->meta != NULL;
+        install_meta(s, NULL, text);
+        set_error(s, SRC_REJECTED, "%s", err);
+        return had;
+    }
+    s->stats.metadata_loads++;
+    source_meta *m = metadata_parse(text, len, s->default_prefix, err, sizeof(err));
+    install_meta(s, m, text);
+    if (m == NULL) {
+        s->stats.metadata_errors++;
+        set_error(s, SRC_BAD_METADATA, "%s", err);
+        return true;
+    }
+    s->state = SRC_WAITING;
+    s->last_error[0] = '\0';
+    log_meta_problems(s);
+    if (m->nmetrics == 0)
+        log_msg(&s->relay->log, LOG_LVL_WARNING, "source %s: metadata defines no usable metrics",
+                s->dir);
+    return true;
+}
+
+/* ---- data ---------------------------------------------------------------- */
+
+/* Log each metric's data problem once, when it appears or changes. */
+static void note_metric_problems(source *s)
+{
+    char buf[400];
+    s->metric_problems = 0;
+    for (size_t m = 0; m < s->meta->nmetrics; m++) {
+        const char *why = snapshot_problem(s->snap, s->meta, m, buf, sizeof(buf));
+        uint64_t h = why != NULL ? strmap_hash(why) | 1 : 0;
+        if (why != NULL)
+            s->metric_problems++;
+        if (h != s->problem_hash[m] && why != NULL) {
+            log_msg(&s->relay->log, LOG_LVL_WARNING, "source %s: metric %s.%s: %s", s->dir,
+                    s->meta->prefix, s->meta->metrics[m].name, why);
+            snprintf(s->last_error, sizeof(s->last_error), "metric %s: %s",
+                     s->meta->metrics[m].name, why);
+        }
+        s->problem_hash[m] = h;
+    }
+}
+
+/* Parse a document and install it as the new snapshot. */
+static void accept_document(source *s, const char *text, size_t len)
+{
+    json_error_t jerr;
+    json_t *doc = json_loadb(text, len, 0, &jerr);
+    if (doc == NULL) {
+        s->stats.parse_errors++;
+        drop_snapshot(s);
+        set_error(s, SRC_ERROR, "data: invalid JSON at line %d column %d: %s", jerr.line,
+                  jerr.column, jerr.text);
+        return;
+    }
+    snapshot *snap = snapshot_build(s->meta, doc);
+    json_decref(doc);
+    drop_snapshot(s);
+    if (snap == NULL) {
+        set_error(s, SRC_ERROR, "data: out of memory");
+        return;
+    }
+    s->snap = snap;
+    s->generation++;
+    s->last_ok = ev_now(s->relay->loop);
+    if (s->state != SRC_OK)
+        s->last_error[0] = '\0';
+    s->state = SRC_OK;
+    note_metric_problems(s);
+}
+
+static void read_file(source *s)
+{
+    char *text, err[512];
+    size_t len;
+    s->stats.reads++;
+    doc_status ds = doc_read(s->data_file, s->relay->cfg->max_document_size, &text, &len,
+                             err, sizeof(err));
+    if (ds == DOC_BUSY)
+        return;   /* another reader holds it; the next poll retries */
+    if (ds != DOC_OK) {
+        s->stats.read_errors++;
+        drop_snapshot(s);
+        set_error(s, SRC_ERROR, "data: %s", err);
+        return;
+    }
+    accept_document(s, text, len);
+    free(text);
+}
+
+static void on_data_changed(struct ev_loop *loop, ev_stat *w, int revents)
+{
+    (void)loop; (void)revents;
+    source *s = w->data;
+    if (s->meta != NULL && s->data_file != NULL && s->state != SRC_DUPLICATE)
+        read_file(s);
+}
+
+static void on_exec_done(void *arg, exec_result *res)
+{
+    source *s = arg;
+    s->job = NULL;
+    char why[400];
+    bool failed = res->timed_out || res->too_big || !WIFEXITED(res->wait_status) ||
+                  WEXITSTATUS(res->wait_status) != 0;
+    if (res->timed_out)
+        s->stats.exec_timeouts++;
+    if (failed) {
+        s->stats.read_errors++;
+        drop_snapshot(s);
+        exec_describe(res, s->relay->cfg->exec_timeout, why, sizeof(why));
+        set_error(s, SRC_ERROR, "%s", why);
+        return;
+    }
+    accept_document(s, res->out, res->len);
+}
+
+static void start_exec(source *s)
+{
+    if (s->job != NULL)
+        return;   /* still running: its own time-out bounds it */
+    relay *r = s->relay;
+    exec_opts o = {
+        .cwd = s->dir,
+        .drop_privileges = !s->trusted,
+        .uid = r->exec_uid,
+        .gid = r->exec_gid,
+        .timeout = r->cfg->exec_timeout,
+        .max_output = r->cfg->max_document_size,
+    };
+    char err[300];
+    if (!s->trusted && !r->exec_user_ok) {
+        s->stats.read_errors++;
+        set_error(s, SRC_ERROR, "data-exec: user \"%s\" not found; untrusted commands "
+                  "are never run as root", r->cfg->exec_user);
+        return;
+    }
+    s->stats.reads++;
+    s->job = exec_start(r->loop, s->meta->data_exec, &o, on_exec_done, s, err, sizeof(err));
+    if (s->job == NULL) {
+        s->stats.read_errors++;
+        drop_snapshot(s);
+        set_error(s, SRC_ERROR, "data-exec: %s", err);
+    }
+}
+
+static void ensure_watch(source *s)
+{
+    /* inotify cannot see procfs changes; those sources are polled */
+    if (s->watching || s->data_file == NULL || strncmp(s->data_file, "/proc/", 6) == 0)
+        return;
+    ev_stat_init(&s->data_watch, on_data_changed, s->data_file, s->relay->cfg->poll_interval);
+    s->data_watch.data = s;
+    ev_stat_start(s->relay->loop, &s->data_watch);
+    s->watching = true;
+}
+
+void source_refresh_data(source *s)
+{
+    if (s->meta == NULL || s->state == SRC_DUPLICATE || s->state == SRC_REJECTED)
+        return;
+    if (s->meta->data_exec != NULL) {
+        start_exec(s);
+        return;
+    }
+    ensure_watch(s);
+    read_file(s);
+}

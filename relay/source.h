@@ -1,0 +1,84 @@
+/* source: one metadata document plus its data (a directory with
+ * metadata.json and data.json, data-path or data-exec).
+ *
+ * A source owns its parsed metadata, its current snapshot, its running
+ * data-exec job and its health counters.  It never talks to PCP: the
+ * relay tells its host when the namespace changed, and the host reads
+ * src->meta and src->snap when it answers a fetch. */
+#ifndef STAPRELAY_SOURCE_H
+#define STAPRELAY_SOURCE_H
+
+#include "relay/exec.h"
+#include "relay/log.h"
+#include "relay/metadata.h"
+#include "relay/snapshot.h"
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+typedef enum {
+    SRC_WAITING = 0,     /* metadata fine, no data read yet */
+    SRC_OK,              /* last read parsed and mapped */
+    SRC_ERROR,           /* last data read failed: no values */
+    SRC_BAD_METADATA,    /* metadata unusable: no metrics */
+    SRC_DUPLICATE,       /* another source already owns this prefix */
+    SRC_REJECTED,        /* trusted directory failed the ownership check */
+} source_state;
+
+const char *source_state_name(source_state st);
+
+typedef struct source_stats {
+    uint64_t reads;          /* data reads attempted (files and commands) */
+    uint64_t read_errors;    /* open/read/exec failures, size cap */
+    uint64_t parse_errors;   /* data that was not valid JSON */
+    uint64_t exec_timeouts;  /* data-exec commands killed by the time-out */
+    uint64_t metadata_loads; /* metadata (re)parsed */
+    uint64_t metadata_errors;/* problems found in metadata (cumulative) */
+} source_stats;
+
+struct relay;
+
+typedef struct source {
+    struct relay *relay;     /* owner */
+    char *dir;               /* source directory */
+    char *default_prefix;    /* basename of dir */
+    bool trusted;
+    source_meta *meta;       /* NULL when metadata is unusable */
+    char *meta_text;         /* last metadata text, for change detection */
+    struct stat meta_st;
+    char *data_file;         /* resolved data path (file sources) */
+    snapshot *snap;          /* NULL = no values */
+    uint64_t generation;     /* bumped whenever snap changes */
+    double last_ok;          /* ev_now() of the last good data read, 0 = never */
+    uint64_t host_checked;   /* the host's mark: metadata_loads it validated */
+    source_state state;
+    char last_error[512];
+    source_stats stats;
+    unsigned metric_problems;/* metrics currently without value */
+    uint64_t *problem_hash;  /* per metric: last problem logged (0 = none) */
+    ratelimit error_rl;
+    exec_job *job;
+    ev_stat data_watch;
+    bool watching;
+    bool seen;               /* scan bookkeeping */
+} source;
+
+source *source_new(struct relay *r, const char *dir, bool trusted);
+/* Stops watchers and jobs and frees everything. */
+void source_free(source *s);
+
+/* Re-read metadata if it changed.  Returns true when the namespace this
+ * source contributes may have changed. */
+bool source_refresh_metadata(source *s);
+/* Read data (file) or start data-exec (command) unless one is running. */
+void source_refresh_data(source *s);
+/* Record a problem found by the host (e.g. units PCP cannot parse):
+ * counted, logged (rate-limited) and shown as the last error. */
+void source_report(source *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The prefix this source publishes under, or NULL without metadata. */
+const char *source_prefix(const source *s);
+
+#endif

@@ -1,0 +1,57 @@
+#!/bin/sh
+# Install every Debian package staprelay needs to build, test and demo.
+#
+# Run as root.  Does nothing when everything is already present, so `make
+# check` and `make demo` can call it unconditionally.  Debian's pcp postinst
+# runs `systemctl start pmcd`, which fails where systemd is not PID 1 (CI
+# containers, this VM); we configure it with a no-op systemctl shim first in
+# PATH so dpkg finishes cleanly, then start pmcd ourselves through its init
+# script.  The system pmcd is only started for the user's convenience: the
+# tests always run a private pmcd of their own.
+set -eu
+
+PKGS="${STAPRELAY_DEPS:-build-essential pkg-config libjansson-dev libev-dev \
+libpcp3-dev libpcp-pmda3-dev pcp check libxml2-utils python3-json-pointer \
+valgrind}"
+
+missing=""
+for p in $PKGS; do
+    st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+    case "$st" in
+        ii*) ;;
+        *) missing="$missing $p" ;;
+    esac
+done
+# A previous interrupted install can leave pcp unpacked but unconfigured.
+half=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 2>/dev/null | awk '$1 !~ /^(ii|rc|un)/ {print $2}' | tr '\n' ' ')
+
+if [ -z "$missing" ] && [ -z "$half" ]; then
+    echo "deps: all packages present"
+    exit 0
+fi
+
+if [ "$(id -u)" != 0 ]; then
+    echo "deps: missing packages:$missing" >&2
+    echo "deps: run 'make deps' as root (or install them with apt-get)" >&2
+    exit 1
+fi
+
+shim=$(mktemp -d)
+trap 'rm -rf "$shim"' EXIT
+# The no-op systemctl only exists for the duration of dpkg's configure step.
+printf '#!/bin/sh\nexit 0\n' > "$shim/systemctl"
+chmod 755 "$shim/systemctl"
+
+export DEBIAN_FRONTEND=noninteractive
+if [ -n "$missing" ]; then
+    echo "deps: installing:$missing"
+    apt-get update -qq || apt-get update
+    PATH="$shim:$PATH" apt-get install -y -q --no-install-recommends $missing
+fi
+PATH="$shim:$PATH" dpkg --configure -a
+
+# Start the system pmcd if the package just came in and nothing runs it.
+if [ -x /etc/init.d/pmcd ] && ! pgrep -x pmcd >/dev/null 2>&1; then
+    /etc/init.d/pmcd start >/dev/null 2>&1 || echo "deps: note: system pmcd did not start (tests do not need it)" >&2
+fi
+echo "deps: done"
