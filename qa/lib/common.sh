@@ -29,7 +29,9 @@
 if [ -z "${PCP_BINADM_DIR:-}" ] || [ -z "${PCP_PMDAS_DIR:-}" ]; then
     # pcp.env exports the PCP_* variables from /etc/pcp.conf.
     if [ -r "${PCP_DIR:-}/etc/pcp.env" ]; then
-        . "${PCP_DIR:-}/etc/pcp.env"
+        # pcp.env is not written for "set -u" callers.
+        case $- in *u*) set +u; . "${PCP_DIR:-}/etc/pcp.env"; set -u ;;
+                   *) . "${PCP_DIR:-}/etc/pcp.env" ;; esac
     elif [ -r /etc/pcp.conf ]; then
         set -a; . /etc/pcp.conf; set +a
     fi
@@ -51,7 +53,6 @@ seq=${seq%.sh}
 qa_tmp=$(mktemp -d "${TMPDIR:-/tmp}/staprelay-qa.$seq.XXXXXX") || exit 1
 # Some PMDAs (pmdasample) drop to user pcp: they must reach their log dir.
 chmod 755 "$qa_tmp"
-here=$(pwd)
 
 # Private pmcd state (one pmcd per test).
 QA_PMCD_PID=
@@ -216,7 +217,7 @@ qa_use_pmdajson() {
     [ -r "$QA_SYS_PMDAS_DIR/json/pmdajson.python" ] || { qa_fail "no pmdajson"; return 1; }
     mkdir -p "$dir/json"
     cp "$conf" "$dir/json/config.json"
-    qa_pmcd_agent "json	137	pipe	binary	/usr/bin/env PCP_PMDAS_DIR=$dir /usr/bin/python3 $QA_SYS_PMDAS_DIR/json/pmdajson.python -d 137 -l $QA_PMCD_DIR/log/json.log"
+    qa_pmcd_agent "json	137	pipe	binary	/usr/bin/env PCP_PMDAS_DIR=$dir /usr/bin/python3 $QA_SYS_PMDAS_DIR/json/pmdajson.python -d 137"
     qa_pmns_dynamic json 137
 }
 
@@ -301,7 +302,8 @@ qa_pmcd_start() {
         rm -f "$QA_PMCD_LOG"
         # The PCP_* overrides keep every file pmcd and its PMDAs write
         # (pid file, sockets, pmdaCache, default logs) inside our dir.
-        env PCP_VAR_DIR="$QA_PMCD_DIR/var" PCP_TMP_DIR="$QA_PMCD_DIR/tmp" \
+        # cwd = log dir: PMDAs that ignore -l (pmdajson) log to ./NAME.log.
+        (cd "$QA_PMCD_DIR/log" && exec env PCP_VAR_DIR="$QA_PMCD_DIR/var" PCP_TMP_DIR="$QA_PMCD_DIR/tmp" \
             PCP_RUN_DIR="$QA_PMCD_DIR/run" PCP_LOG_DIR="$QA_PMCD_DIR/log" \
             PCP_PMCDCONF_PATH="$QA_PMCD_DIR/pmcd.conf" \
             PMCD_PORT="$port" PMCD_LOCAL=1 PMCD_SOCKET="$QA_PMCD_DIR/pmcd.socket" \
@@ -309,7 +311,7 @@ qa_pmcd_start() {
                 -c "$QA_PMCD_DIR/pmcd.conf" -n "$QA_PMCD_DIR/root" \
                 -s "$QA_PMCD_DIR/pmcd.socket" -l "$QA_PMCD_LOG" \
                 -x "$QA_PMCD_DIR/pmcd.err" \
-                </dev/null >>"$qa_full" 2>&1 &
+                </dev/null >>"$qa_full" 2>&1) &
         QA_PMCD_PID=$!
         QA_PMCD_PORT=$port
         QA_HOST=localhost:$port
@@ -416,6 +418,13 @@ qa_pmprobe() { pmprobe -h "$QA_HOST" "$@"; }
 qa_pmval()   { pmval   -h "$QA_HOST" "$@"; }
 qa_pmevent() { pmevent -h "$QA_HOST" "$@"; }
 qa_pmstore() { pmstore -h "$QA_HOST" "$@"; }
+
+qa_names() {
+    # Leaf names under PREFIX..., sorted, for stable pminfo output order
+    # (dynamic PMNS traversal order is the PMDA's business):
+    #   qa_pminfo -dfmT $(qa_names staprelay.demo)
+    qa_pminfo "$@" 2>/dev/null | LC_ALL=C sort
+}
 
 qa_value() {
     # Current value of METRIC, or of one instance with METRIC[INST] (INST is
