@@ -1,0 +1,106 @@
+/* Suites: idmap persistence and instance ids. */
+#include "pmda/idmap.h"
+#include "pmda/instances.h"
+#include "tests/suites.h"
+#include "tests/testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+START_TEST(idmap_numbers_survive_restart)
+{
+    char *dir = tu_mkdtemp();
+    char err[256];
+    idmap *m = idmap_open(dir, err, sizeof(err));
+    ck_assert_str_eq(err, "");
+    int c1 = idmap_cluster(m, "alpha"), c2 = idmap_cluster(m, "beta");
+    ck_assert_int_eq(c1, 1);
+    ck_assert_int_eq(c2, 2);
+    ck_assert_int_eq(idmap_item(m, c1, "x"), 0);
+    ck_assert_int_eq(idmap_item(m, c1, "y.z"), 1);
+    ck_assert_int_eq(idmap_item(m, c2, "x"), 0);
+    ck_assert_int_eq(idmap_indom(m, "alpha", "arr"), 1);
+    ck_assert(idmap_dirty(m));
+    ck_assert_int_eq(idmap_save(m), 0);
+    ck_assert(!idmap_dirty(m));
+    idmap_free(m);
+
+    m = idmap_open(dir, err, sizeof(err));
+    ck_assert_str_eq(err, "");
+    /* order of asking differs; numbers do not */
+    ck_assert_int_eq(idmap_cluster(m, "beta"), 2);
+    ck_assert_int_eq(idmap_item(m, 1, "y.z"), 1);
+    ck_assert_int_eq(idmap_item(m, 1, "new"), 2);
+    ck_assert_int_eq(idmap_cluster(m, "gamma"), 3);
+    ck_assert_int_eq(idmap_indom(m, "alpha", "arr"), 1);
+    ck_assert_int_eq(idmap_indom(m, "beta", "arr"), 2);
+    ck_assert_int_eq(idmap_save(m), 0);
+    idmap_free(m);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(idmap_bad_lines_reported)
+{
+    char *dir = tu_mkdtemp();
+    tu_write(dir, "pmids", "cluster 1 a\ngarbage here\ncluster 99999 b\n");
+    char err[256];
+    idmap *m = idmap_open(dir, err, sizeof(err));
+    ck_assert_ptr_nonnull(strstr(err, "line 2 not understood"));
+    ck_assert_int_eq(idmap_cluster(m, "a"), 1);
+    ck_assert_int_eq(idmap_cluster(m, "b"), 2);
+    idmap_free(m);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(instance_ids_stable_and_distinct)
+{
+    inst_table *t = inst_table_new();
+    int a = inst_table_id(t, "10.0.0.1 --> 10.0.0.2", false, 0);
+    int b = inst_table_id(t, "10.0.0.1 --> 10.0.0.3", false, 0);
+    ck_assert_int_ne(a, b);
+    ck_assert_int_eq(inst_table_id(t, "10.0.0.1 --> 10.0.0.2", false, 0), a);
+    ck_assert_int_eq(inst_table_id(t, "42", true, 42), 42);
+    /* a second table (a restart) derives the same ids */
+    inst_table *t2 = inst_table_new();
+    ck_assert_int_eq(inst_table_id(t2, "10.0.0.1 --> 10.0.0.3", false, 0), b);
+    /* collision: an integer index equal to an existing id probes onwards */
+    int c = inst_table_id(t2, "x", true, b);
+    ck_assert_int_eq(c, b + 1);
+    inst_table_free(t2);
+
+    pmdaIndom idp = {0};
+    const char *names[] = {"eth0", "lo", "wlan0"};
+    ck_assert_int_eq(inst_table_fill(t, &idp, names, NULL, NULL, 3), 0);
+    ck_assert_int_eq(idp.it_numinst, 3);
+    ck_assert_str_eq(idp.it_set[2].i_name, "wlan0");
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(inst_table_position(t, &idp, idp.it_set[i].i_inst), i);
+    ck_assert_int_eq(inst_table_position(t, &idp, idp.it_set[0].i_inst), 0);
+    ck_assert_int_eq(inst_table_position(t, &idp, 12345), -1);
+    inst_table_clear(&idp);
+    inst_table_free(t);
+}
+END_TEST
+
+Suite *idmap_suite(void)
+{
+    Suite *s = suite_create("idmap");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, idmap_numbers_survive_restart);
+    tcase_add_test(tc, idmap_bad_lines_reported);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+Suite *instances_suite(void)
+{
+    Suite *s = suite_create("instances");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, instance_ids_stable_and_distinct);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,293 @@
+/* Suites: exec and source/relay behaviour on a real libev loop. */
+#include "relay/exec.h"
+#include "relay/relay.h"
+#include "tests/suites.h"
+#include "tests/testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef struct {
+    int done;
+    exec_result res;
+    char *out;
+} exec_capture;
+
+static void capture(void *arg, exec_result *res)
+{
+    exec_capture *c = arg;
+    c->done++;
+    c->res = *res;
+    c->out = strdup(res->out);
+}
+
+static void run_until(struct ev_loop *loop, int *flag, double limit)
+{
+    double end = ev_time() + limit;
+    while (!*flag && ev_time() < end)
+        ev_run(loop, EVRUN_ONCE);
+}
+
+static exec_capture run_cmd(char *const argv[], double timeout, size_t max)
+{
+    struct ev_loop *loop = ev_default_loop(0);
+    exec_opts o = {.timeout = timeout, .max_output = max};
+    exec_capture c = {0};
+    char err[256];
+    exec_job *j = exec_start(loop, argv, &o, capture, &c, err, sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    run_until(loop, &c.done, 20);
+    ck_assert_int_eq(c.done, 1);
+    return c;
+}
+
+START_TEST(exec_collects_stdout)
+{
+    char *argv[] = {"/bin/sh", "-c", "echo '{\"v\": 1}'; echo oops >&2", NULL};
+    exec_capture c = run_cmd(argv, 5, 1 << 20);
+    ck_assert(WIFEXITED(c.res.wait_status) && WEXITSTATUS(c.res.wait_status) == 0);
+    ck_assert_str_eq(c.out, "{\"v\": 1}\n");
+    ck_assert_str_eq(c.res.errtext, "oops\n");
+    free(c.out);
+}
+END_TEST
+
+START_TEST(exec_timeout_kills_group)
+{
+    /* the child forks a sleeper that keeps stdout open: both must go */
+    char *argv[] = {"/bin/sh", "-c", "sleep 30 & sleep 30", NULL};
+    double t0 = ev_time();
+    exec_capture c = run_cmd(argv, 0.3, 1 << 20);
+    ck_assert(c.res.timed_out);
+    ck_assert(ev_time() - t0 < 5);
+    char buf[200];
+    exec_describe(&c.res, 0.3, buf, sizeof(buf));
+    ck_assert_str_eq(buf, "data-exec killed after the 0.3s time-out");
+    free(c.out);
+}
+END_TEST
+
+START_TEST(exec_flood_is_capped)
+{
+    char *argv[] = {"/bin/sh", "-c", "yes xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", NULL};
+    exec_capture c = run_cmd(argv, 10, 100000);
+    ck_assert(c.res.too_big);
+    ck_assert(!c.res.timed_out);
+    free(c.out);
+}
+END_TEST
+
+START_TEST(exec_failures_are_described)
+{
+    char *argv[] = {"/nonexistent/cmd", NULL};
+    exec_capture c = run_cmd(argv, 5, 1000);
+    char buf[300];
+    exec_describe(&c.res, 5, buf, sizeof(buf));
+    ck_assert_msg(strstr(buf, "data-exec exit status 127: cannot execute /nonexistent/cmd") == buf,
+                  "%s", buf);
+    free(c.out);
+    char *argv2[] = {"/bin/sh", "-c", "exit 3", NULL};
+    c = run_cmd(argv2, 5, 1000);
+    exec_describe(&c.res, 5, buf, sizeof(buf));
+    ck_assert_str_eq(buf, "data-exec exit status 3");
+    free(c.out);
+}
+END_TEST
+
+/* Keeps ev_run(EVRUN_ONCE) from sleeping for ever between checks. */
+static void tick_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop; (void)w; (void)revents;
+}
+
+/* ---- relay ---------------------------------------------------------------- */
+
+typedef struct {
+    relay *r;
+    char *root;
+    int changes;
+} fixture;
+
+static void on_change(void *arg)
+{
+    ((fixture *)arg)->changes++;
+}
+
+static void fixture_init(fixture *f, const char *extra)
+{
+    f->root = tu_mkdtemp();
+    char cfgtext[1024], err[256];
+    snprintf(cfgtext, sizeof(cfgtext), "{\"directory_list\": [\"%s\"], \"poll_interval\": 0.05%s}",
+             f->root, extra ? extra : "");
+    relay_config *cfg = config_parse(cfgtext, strlen(cfgtext), err, sizeof(err), NULL, 0);
+    ck_assert_ptr_nonnull(cfg);
+    relay_hooks hooks = {on_change, f};
+    log_sink quiet = {NULL, NULL};
+    (void)quiet;
+    f->r = relay_new(ev_default_loop(0), cfg, NULL, &hooks);
+    f->changes = 0;
+}
+
+static void fixture_done(fixture *f)
+{
+    relay_free(f->r);
+    tu_rmtree(f->root);
+    free(f->root);
+}
+
+static source *only_source(fixture *f)
+{
+    ck_assert_uint_eq(f->r->nsources, 1);
+    return f->r->sources[0];
+}
+
+static const char *meta1 =
+    "{\"prefix\": \"p\", \"metrics\": [{\"name\": \"v\", \"pointer\": \"/v\", \"type\": \"integer\"}]}";
+
+START_TEST(relay_discovers_and_recovers)
+{
+    fixture f;
+    fixture_init(&f, NULL);
+    /* empty data at discovery: pmdajson never recovered from this */
+    tu_write(f.root, "s1/metadata.json", meta1);
+    tu_write(f.root, "s1/data.json", "");
+    relay_poll(f.r);
+    source *s = only_source(&f);
+    ck_assert_int_eq(f.changes, 1);
+    ck_assert_int_eq(s->state, SRC_ERROR);
+    ck_assert_ptr_null(s->snap);
+    ck_assert_uint_eq(s->stats.parse_errors, 1);
+    tu_write(f.root, "s1/data.json", "{\"v\": 12}");
+    relay_poll(f.r);
+    ck_assert_int_eq(s->state, SRC_OK);
+    ck_assert_int_eq(s->snap->values[0][0].u.i, 12);
+    ck_assert_str_eq(s->last_error, "");
+    /* truncated document: no stale value */
+    tu_write(f.root, "s1/data.json", "{\"v\": 1");
+    relay_poll(f.r);
+    ck_assert_ptr_null(s->snap);
+    ck_assert_ptr_nonnull(strstr(s->last_error, "invalid JSON"));
+    fixture_done(&f);
+}
+END_TEST
+
+START_TEST(relay_metadata_change_and_vanish)
+{
+    fixture f;
+    fixture_init(&f, NULL);
+    tu_write(f.root, "s1/metadata.json", meta1);
+    tu_write(f.root, "s1/data.json", "{\"v\": 1, \"w\": 2}");
+    relay_poll(f.r);
+    int before = f.changes;
+    relay_poll(f.r);
+    ck_assert_int_eq(f.changes, before);    /* nothing changed, no rebuild */
+    tu_write(f.root, "s1/metadata.json",
+             "{\"prefix\": \"p\", \"metrics\": [{\"name\": \"v\", \"pointer\": \"/v\", \"type\": "
+             "\"integer\"}, {\"name\": \"w\", \"pointer\": \"/w\", \"type\": \"integer\"}]}");
+    relay_poll(f.r);
+    ck_assert_int_eq(f.changes, before + 1);
+    source *s = only_source(&f);
+    ck_assert_uint_eq(s->meta->nmetrics, 2);
+    ck_assert_int_eq(s->snap->values[1][0].u.i, 2);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/s1", f.root);
+    tu_rmtree(path);
+    relay_poll(f.r);
+    ck_assert_uint_eq(f.r->nsources, 0);
+    ck_assert_int_eq(f.changes, before + 2);
+    fixture_done(&f);
+}
+END_TEST
+
+START_TEST(relay_duplicate_prefix_waits_and_takes_over)
+{
+    fixture f;
+    fixture_init(&f, NULL);
+    tu_write(f.root, "a/metadata.json", meta1);
+    tu_write(f.root, "a/data.json", "{\"v\": 1}");
+    tu_write(f.root, "b/metadata.json", meta1);
+    tu_write(f.root, "b/data.json", "{\"v\": 2}");
+    relay_poll(f.r);
+    ck_assert_uint_eq(f.r->nsources, 2);
+    ck_assert_int_eq(f.r->sources[0]->state, SRC_OK);
+    ck_assert_int_eq(f.r->sources[1]->state, SRC_DUPLICATE);
+    ck_assert_ptr_nonnull(strstr(f.r->sources[1]->last_error, "already used by"));
+    ck_assert_uint_eq(relay_active_sources(f.r), 1);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/a", f.root);
+    tu_rmtree(path);
+    relay_poll(f.r);
+    ck_assert_uint_eq(f.r->nsources, 1);
+    ck_assert_int_eq(f.r->sources[0]->state, SRC_OK);
+    ck_assert_int_eq(f.r->sources[0]->snap->values[0][0].u.i, 2);
+    fixture_done(&f);
+}
+END_TEST
+
+START_TEST(relay_size_cap_and_exec_source)
+{
+    fixture f;
+    fixture_init(&f, ", \"max_document_size\": 1024, \"exec_timeout\": 0.5");
+    char big[3000];
+    memset(big, ' ', sizeof(big) - 1);
+    big[0] = '{';
+    big[sizeof(big) - 2] = '}';
+    big[sizeof(big) - 1] = '\0';
+    tu_write(f.root, "big/metadata.json", "{\"prefix\": \"big\", \"metrics\": []}");
+    tu_write(f.root, "big/data.json", big);
+    /* trusted? no: runs as nobody; /bin/echo is world-executable */
+    tu_write(f.root, "ex/metadata.json",
+             "{\"prefix\": \"ex\", \"data-exec\": \"/bin/echo '{\\\"v\\\":5}'\", \"metrics\": "
+             "[{\"name\": \"v\", \"pointer\": \"/v\", \"type\": \"integer\"}]}");
+    tu_write(f.root, "hang/metadata.json",
+             "{\"prefix\": \"hang\", \"data-exec\": \"/bin/sleep 30\", \"metrics\": "
+             "[{\"name\": \"v\", \"pointer\": \"/v\", \"type\": \"integer\"}]}");
+    relay_poll(f.r);
+    ck_assert_uint_eq(f.r->nsources, 3);
+    source *big_s = f.r->sources[0], *ex = f.r->sources[1], *hang = f.r->sources[2];
+    ck_assert_ptr_nonnull(strstr(big_s->last_error, "larger than max_document_size"));
+    /* exec results arrive through the loop; the hang never delays them */
+    ev_timer tick;
+    ev_timer_init(&tick, tick_cb, 0.05, 0.05);
+    ev_timer_start(f.r->loop, &tick);
+    double end = ev_time() + 5;
+    while ((ex->snap == NULL || hang->stats.exec_timeouts == 0) && ev_time() < end)
+        ev_run(f.r->loop, EVRUN_ONCE);
+    ev_timer_stop(f.r->loop, &tick);
+    ck_assert_ptr_nonnull(ex->snap);
+    ck_assert_int_eq(ex->snap->values[0][0].u.i, 5);
+    ck_assert_uint_eq(hang->stats.exec_timeouts, 1);
+    ck_assert_int_eq(hang->state, SRC_ERROR);
+    ck_assert_ptr_nonnull(strstr(hang->last_error, "time-out"));
+    fixture_done(&f);
+}
+END_TEST
+
+Suite *exec_suite(void)
+{
+    Suite *s = suite_create("exec");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, exec_collects_stdout);
+    tcase_add_test(tc, exec_timeout_kills_group);
+    tcase_add_test(tc, exec_flood_is_capped);
+    tcase_add_test(tc, exec_failures_are_described);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+Suite *source_suite(void)
+{
+    Suite *s = suite_create("source");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, relay_discovers_and_recovers);
+    tcase_add_test(tc, relay_metadata_change_and_vanish);
+    tcase_add_test(tc, relay_duplicate_prefix_waits_and_takes_over);
+    tcase_add_test(tc, relay_size_cap_and_exec_source);
+    suite_add_tcase(s, tc);
+    return s;
+}

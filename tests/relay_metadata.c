@@ -1,0 +1,219 @@
+/* Suites: metadata parsing and snapshot mapping. */
+#include "relay/metadata.h"
+#include "relay/snapshot.h"
+#include "tests/suites.h"
+
+#include <string.h>
+
+static source_meta *parse(const char *text)
+{
+    char err[512] = "";
+    source_meta *m = metadata_parse(text, strlen(text), "dflt", err, sizeof(err));
+    ck_assert_msg(m != NULL, "%s", err);
+    return m;
+}
+
+static int find_metric(const source_meta *m, const char *name)
+{
+    for (size_t i = 0; i < m->nmetrics; i++)
+        if (strcmp(m->metrics[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static const char *problems_text(const source_meta *m, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < m->nproblems; i++) {
+        strncat(buf, m->problems[i], len - strlen(buf) - 2);
+        strncat(buf, "|", len - strlen(buf) - 1);
+    }
+    return buf;
+}
+
+START_TEST(metadata_full_pmdajson_shape)
+{
+    source_meta *m = parse(
+        "{\"prefix\": \"net\", \"data-path\": \"d.json\", \"metrics\": ["
+        " {\"name\": \"count\", \"pointer\": \"/count\", \"type\": \"integer\", \"units\": \"count\","
+        "  \"semantics\": \"counter\", \"description\": \"how many\"},"
+        " {\"name\": \"ratio\", \"pointer\": \"/r\", \"type\": \"double\", \"semantics\": \"discrete\"},"
+        " {\"name\": \"sub.name\", \"pointer\": \"/n\", \"type\": \"string\"},"
+        " {\"name\": \"ifs\", \"pointer\": \"/ifs\", \"type\": \"array\", \"index\": \"/__id\","
+        "  \"metrics\": [{\"name\": \"rx.bytes\", \"pointer\": \"/rx\", \"type\": \"integer\"},"
+        "               {\"name\": \"tx\", \"pointer\": \"/tx\", \"type\": \"integer\"}]},"
+        " {\"name\": \"ifs2\", \"pointer\": \"/ifs2\", \"type\": \"array\", \"index\": \"/__id\","
+        "  \"metrics\": [{\"name\": \"rx\", \"pointer\": \"/rx\", \"type\": \"integer\"}]}]}");
+    ck_assert_str_eq(m->prefix, "net");
+    ck_assert_str_eq(m->data_path, "d.json");
+    ck_assert_uint_eq(m->nmetrics, 6);
+    ck_assert_uint_eq(m->narrays, 2);
+    int c = find_metric(m, "count");
+    ck_assert_int_eq(m->metrics[c].semantics, SEM_COUNTER);
+    ck_assert_str_eq(m->metrics[c].units, "count");
+    ck_assert_str_eq(m->metrics[c].description, "how many");
+    ck_assert_int_eq(m->metrics[find_metric(m, "ratio")].semantics, SEM_DISCRETE);
+    /* a dot inside an array sub-metric name is fine (pmdajson crashed) */
+    int rx = find_metric(m, "ifs.rx.bytes");
+    ck_assert_int_ge(rx, 0);
+    ck_assert_int_eq(m->metrics[rx].array, 0);
+    ck_assert_int_eq(m->metrics[find_metric(m, "ifs2.rx")].array, 1);
+    ck_assert_uint_eq(m->nproblems, 0);
+    metadata_free(m);
+}
+END_TEST
+
+START_TEST(metadata_problems_are_reported_not_silent)
+{
+    char buf[2048];
+    source_meta *m = parse(
+        "{\"metrics\": ["
+        " {\"name\": \"x\", \"pointer\": \"/x\", \"type\": \"integer\"},"
+        " {\"name\": \"bad sem\", \"pointer\": \"/x\", \"type\": \"integer\"},"
+        " {\"name\": \"s\", \"pointer\": \"/s\", \"type\": \"integer\", \"semantics\": \"rate\"},"
+        " {\"name\": \"t\", \"pointer\": \"/t\", \"type\": \"boolean\"},"
+        " {\"name\": \"x\", \"pointer\": \"/y\", \"type\": \"integer\"},"
+        " {\"name\": \"x.y\", \"pointer\": \"/y\", \"type\": \"integer\"},"
+        " {\"name\": \"p\", \"pointer\": \"nope\", \"type\": \"integer\"},"
+        " {\"name\": \"a\", \"pointer\": \"/a\", \"type\": \"array\", \"index\": \"/i\","
+        "  \"metrics\": [{\"name\": \"in\", \"pointer\": \"/b\", \"type\": \"array\","
+        "  \"index\": \"/i\", \"metrics\": []}]}],"
+        " \"extra\": true}");
+    problems_text(m, buf, sizeof(buf));
+    ck_assert_str_eq(m->prefix, "dflt");
+    /* "x" (1 char: pmdajson rejected it), and "s" kept with instant semantics */
+    ck_assert_int_ge(find_metric(m, "x"), 0);
+    int s = find_metric(m, "s");
+    ck_assert_int_ge(s, 0);
+    ck_assert_int_eq(m->metrics[s].semantics, SEM_INSTANT);
+    ck_assert_int_lt(find_metric(m, "t"), 0);
+    ck_assert_int_lt(find_metric(m, "x.y"), 0);
+    ck_assert_msg(strstr(buf, "invalid semantics \"rate\"") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "unknown type \"boolean\"") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "duplicate metric name") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "\"x\" is already a metric") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "arrays inside arrays") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "unknown metadata attribute \"extra\"") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "metric \"bad sem\": name must match") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "metric \"p\": missing or invalid \"pointer\"") != NULL, "%s", buf);
+    metadata_free(m);
+}
+END_TEST
+
+START_TEST(metadata_fatal_errors)
+{
+    static const char *bad[] = {
+        "", "[]", "{\"prefix\": \"p\"}", "{\"prefix\": \"a.b\", \"metrics\": []}",
+        "{\"prefix\": \"9x\", \"metrics\": []}", "{\"data-exec\": \"a 'b\", \"metrics\": []}",
+        "{\"metrics\": [", NULL,
+    };
+    for (const char **b = bad; *b; b++) {
+        char err[256] = "";
+        ck_assert_msg(metadata_parse(*b, strlen(*b), "d", err, sizeof(err)) == NULL, "%s", *b);
+        ck_assert_msg(strncmp(err, "metadata: ", 10) == 0, "%s", err);
+    }
+}
+END_TEST
+
+START_TEST(split_command_like_shlex)
+{
+    char err[128];
+    char **a = metadata_split_command("/bin/echo '{\"v\": 1}' a\\ b \"c \\\"d\\\"\"  ", err,
+                                      sizeof(err));
+    ck_assert_ptr_nonnull(a);
+    ck_assert_str_eq(a[0], "/bin/echo");
+    ck_assert_str_eq(a[1], "{\"v\": 1}");
+    ck_assert_str_eq(a[2], "a b");
+    ck_assert_str_eq(a[3], "c \"d\"");
+    ck_assert_ptr_null(a[4]);
+    metadata_free_argv(a);
+    ck_assert_ptr_null(metadata_split_command("   ", err, sizeof(err)));
+    ck_assert_ptr_null(metadata_split_command("x \"y", err, sizeof(err)));
+}
+END_TEST
+
+static const char *two_arrays_meta =
+    "{\"metrics\": ["
+    " {\"name\": \"n\", \"pointer\": \"/n\", \"type\": \"integer\"},"
+    " {\"name\": \"str\", \"pointer\": \"/s\", \"type\": \"string\"},"
+    " {\"name\": \"d\", \"pointer\": \"/d\", \"type\": \"double\"},"
+    " {\"name\": \"a\", \"pointer\": \"/a\", \"type\": \"array\", \"index\": \"/id\","
+    "  \"metrics\": [{\"name\": \"v\", \"pointer\": \"/v\", \"type\": \"integer\"}]},"
+    " {\"name\": \"b\", \"pointer\": \"/b\", \"type\": \"array\", \"index\": \"/id\","
+    "  \"metrics\": [{\"name\": \"v\", \"pointer\": \"/v\", \"type\": \"integer\"}]}]}";
+
+START_TEST(snapshot_two_arrays_and_spaces)
+{
+    source_meta *m = parse(two_arrays_meta);
+    json_t *d = json_loads("{\"n\": 5, \"s\": \"hi\", \"d\": 2,"
+                           " \"a\": [{\"id\": \"10.0.0.1 --> 10.0.0.2\", \"v\": 1},"
+                           "        {\"id\": \"10.0.0.1 --> 10.0.0.3\", \"v\": 2}],"
+                           " \"b\": [{\"id\": 7, \"v\": 70}, {\"id\": 8, \"v\": 80},"
+                           "        {\"id\": 7, \"v\": 99}, {\"id\": [1], \"v\": 1}]}",
+                           0, NULL);
+    snapshot *s = snapshot_build(m, d);
+    json_decref(d);
+    ck_assert_uint_eq(s->arrays[0].ninsts, 2);
+    ck_assert_str_eq(s->arrays[0].insts[1].name, "10.0.0.1 --> 10.0.0.3");
+    int av = find_metric(m, "a.v"), bv = find_metric(m, "b.v");
+    ck_assert_int_eq(s->values[av][1].u.i, 2);   /* value follows its own name */
+    ck_assert_uint_eq(s->arrays[1].ninsts, 2);   /* duplicate 7 and [1] dropped */
+    ck_assert_uint_eq(s->arrays[1].skipped, 2);
+    ck_assert(s->arrays[1].insts[0].is_number);
+    ck_assert_str_eq(s->arrays[1].insts[0].name, "7");
+    ck_assert_int_eq(s->values[bv][1].u.i, 80);
+    ck_assert_double_eq(s->values[find_metric(m, "d")][0].u.d, 2.0);
+    ck_assert_str_eq(s->values[find_metric(m, "str")][0].u.s, "hi");
+    ck_assert_uint_eq(s->nproblems, 0);
+    snapshot_free(s);
+    metadata_free(m);
+}
+END_TEST
+
+START_TEST(snapshot_mismatch_touches_only_that_metric)
+{
+    source_meta *m = parse(two_arrays_meta);
+    json_t *d = json_loads("{\"n\": \"five\", \"s\": 3, \"d\": true, \"a\": {},"
+                           " \"b\": [{\"id\": \"x\", \"v\": 1}, {\"id\": \"y\"}]}", 0, NULL);
+    snapshot *s = snapshot_build(m, d);
+    json_decref(d);
+    char buf[256];
+    int n = find_metric(m, "n"), bv = find_metric(m, "b.v");
+    ck_assert_int_eq(s->values[n][0].state, VAL_BADTYPE);
+    ck_assert_int_eq(s->values[find_metric(m, "str")][0].state, VAL_BADTYPE);
+    ck_assert_int_eq(s->values[find_metric(m, "d")][0].state, VAL_BADTYPE);
+    ck_assert_int_eq(s->values[bv][0].state, VAL_OK);
+    ck_assert_int_eq(s->values[bv][1].state, VAL_MISSING);
+    ck_assert_str_eq(snapshot_problem(s, m, n, buf, sizeof(buf)),
+                     "JSON value is not of type integer (pointer \"/n\")");
+    ck_assert_str_eq(snapshot_problem(s, m, bv, buf, sizeof(buf)),
+                     "instance \"y\": no value at pointer (pointer \"/v\")");
+    ck_assert_ptr_nonnull(strstr(snapshot_problem(s, m, find_metric(m, "a.v"), buf, sizeof(buf)),
+                                 "not lead to a JSON array"));
+    ck_assert_uint_eq(s->nproblems, 5);
+    snapshot_free(s);
+    metadata_free(m);
+}
+END_TEST
+
+Suite *metadata_suite(void)
+{
+    Suite *s = suite_create("metadata");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, metadata_full_pmdajson_shape);
+    tcase_add_test(tc, metadata_problems_are_reported_not_silent);
+    tcase_add_test(tc, metadata_fatal_errors);
+    tcase_add_test(tc, split_command_like_shlex);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+Suite *snapshot_suite(void)
+{
+    Suite *s = suite_create("snapshot");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, snapshot_two_arrays_and_spaces);
+    tcase_add_test(tc, snapshot_mismatch_touches_only_that_metric);
+    suite_add_tcase(s, tc);
+    return s;
+}

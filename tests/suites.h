@@ -1,0 +1,14 @@
+/* Suite constructors for the relay and pmda Check runners. */
+#ifndef STAPRELAY_SUITES_H
+#define STAPRELAY_SUITES_H
+#include <check.h>
+Suite *strmap_suite(void);
+Suite *pointer_suite(void);
+Suite *config_suite(void);
+Suite *metadata_suite(void);
+Suite *snapshot_suite(void);
+Suite *exec_suite(void);
+Suite *source_suite(void);
+Suite *idmap_suite(void);
+Suite *instances_suite(void);
+#endif
