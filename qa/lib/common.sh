@@ -92,7 +92,11 @@ qa_track_pid() {
 qa_cleanup() {
     local rc=$?
     trap - EXIT INT TERM HUP
-    [ -z "$QA_PMCD_PID" ] || qa_pmcd_stop >/dev/null
+    # A PMDA that does not exit when pmcd goes away prints a FAIL line here,
+    # after the test's own output, so the golden comparison catches it.
+    if [ -n "$QA_PMCD_PID" ]; then
+        qa_pmcd_stop || [ $rc != 0 ] || rc=1
+    fi
     cd / 2>/dev/null
     if [ -n "${QA_KEEP:-}" ]; then
         qa_log "kept $qa_tmp"
