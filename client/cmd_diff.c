@@ -1,0 +1,90 @@
+/* cmd_diff: `staprelay diff A B` -- differential flame graph of two
+ * profiles (widths from B; red grew, blue shrank), the elided view of
+ * stacks present on one side only, or difffolded.pl's 2-column text. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/cmdopts.h"
+#include "client/commands.h"
+#include "client/flamesvg.h"
+#include "client/flametree.h"
+#include "client/folded.h"
+
+static const char diff_usage[] =
+    "staprelay diff [input options] [-n|--normalize] [-s|--strip-hex] "
+    "[--negate] [--elided] [--folded] [SVG options] [-o FILE] BEFORE AFTER";
+
+static int write_two_column(FILE *out, const stacktab *tab)
+{
+    size_t *order = stacktab_sorted(tab, STACK_ORDER_BYTES);
+    for (size_t i = 0; i < stacktab_size(tab); i++) {
+        const stack_entry *e = stacktab_entry(tab, order[i]);
+        fwrite(e->stack, 1, e->len, out);
+        fputc(' ', out);
+        folded_print_count(out, e->count[0]);
+        fputc(' ', out);
+        folded_print_count(out, e->count[1]);
+        fputc('\n', out);
+    }
+    free(order);
+    return ferror(out) ? -1 : 0;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+    cmd_opts o;
+    int rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_SVG | OPTS_DIFF | OPTS_TREE,
+                           argc, argv, diff_usage);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    if (o.nfiles != 2) {
+        fprintf(stderr, "staprelay diff: need two inputs, BEFORE and AFTER\n"
+                "usage: %s\n", diff_usage);
+        return 2;
+    }
+    stacktab *tab = stacktab_new();
+    rc = cmd_read_inputs(&o, o.files, 1, 0, tab);
+    if (rc == 0)
+        rc = cmd_read_inputs(&o, o.files + 1, 1, 1, tab);
+    double t0 = stacktab_total(tab, 0), t1 = stacktab_total(tab, 1);
+    if (rc == 0 && (t0 <= 0 || t1 <= 0)) {
+        fprintf(stderr, "staprelay diff: %s has no stack samples\n",
+                t0 <= 0 ? o.files[0] : o.files[1]);
+        rc = 2;
+    }
+    if (rc == 0 && o.normalize)
+        stacktab_scale(tab, 0, t1 / t0, true);
+    if (rc == 0) {
+        FILE *out = cmd_open_output(&o);
+        if (out == NULL) {
+            rc = 1;
+        } else if (o.folded_out) {
+            write_two_column(out, tab);
+            rc = cmd_close_output(&o, out);
+        } else {
+            ft_options fo = {
+                .mode = o.elided ? FT_ELIDED : FT_DIFF,
+                .reverse = o.reverse,
+                .sort_weight = o.sort_weight,
+            };
+            if (o.svg.title == NULL)
+                o.svg.title = o.elided ? "Elided Frames (one side only)"
+                                       : "Differential Flame Graph";
+            flametree *t = flametree_build(tab, &fo);
+            if (flametree_total(t) <= 0) {
+                fprintf(stderr, "staprelay diff: no stacks to show%s\n",
+                        o.elided ? " (every stack is on both sides)" : "");
+                rc = 2;
+            } else {
+                flamesvg_write(out, t, &o.svg);
+            }
+            flametree_free(t);
+            int crc = cmd_close_output(&o, out);
+            if (rc == 0)
+                rc = crc;
+        }
+    }
+    stacktab_free(tab);
+    return rc;
+}

@@ -1,0 +1,65 @@
+/* cmd_flame: `staprelay flame` -- inputs to an interactive SVG flame
+ * graph (or speedscope JSON). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/cmdopts.h"
+#include "client/commands.h"
+#include "client/flamesvg.h"
+#include "client/flametree.h"
+#include "client/speedscope.h"
+
+static const char flame_usage[] =
+    "staprelay flame [input options] [--title T] [--subtitle T] "
+    "[--countname N] [--nametype T] [--width PX] [--height PX] "
+    "[--fontsize N] [--fonttype F] [--minwidth PX|N%] [--colors PALETTE] "
+    "[--hash] [--reverse] [--inverted] [--flamechart] [--sort name|weight] "
+    "[--format svg|speedscope] [-o FILE] [FILE...]";
+
+int cmd_flame(int argc, char **argv)
+{
+    cmd_opts o;
+    int rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_SVG | OPTS_TREE, argc, argv,
+                           flame_usage);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    const char *fmt = o.format ? o.format : "svg";
+    if (strcmp(fmt, "svg") && strcmp(fmt, "speedscope")) {
+        fprintf(stderr, "staprelay flame: unknown --format %s\n", fmt);
+        return 2;
+    }
+    stacktab *tab = stacktab_new();
+    stacktab_keep_sequence(tab, o.svg.flamechart);
+    rc = cmd_read_inputs(&o, o.files, o.nfiles, 0, tab);
+    bool diff = stacktab_has_col1(tab);   /* 2-column folded input */
+    double total = stacktab_total(tab, diff ? 1 : 0);
+    if (rc == 0 && total <= 0)
+        rc = cmd_empty_input(&o);
+    if (rc == 0 && total < 100 && strcmp(o.svg.countname, "samples") == 0)
+        fprintf(stderr, "staprelay flame: stack count is low (%g). "
+                "Did something go wrong?\n", total);
+    if (rc == 0) {
+        FILE *out = cmd_open_output(&o);
+        if (out == NULL) {
+            rc = 1;
+        } else if (strcmp(fmt, "speedscope") == 0) {
+            speedscope_write(out, tab, diff ? 1 : 0,
+                             o.svg.title ? o.svg.title : "staprelay flame",
+                             "none");
+            rc = cmd_close_output(&o, out);
+        } else {
+            ft_options fo = {
+                .mode = diff ? FT_DIFF : FT_SINGLE,
+                .reverse = o.reverse,
+                .flamechart = o.svg.flamechart,
+                .sort_weight = o.sort_weight,
+            };
+            flametree *t = flametree_build(tab, &fo);
+            flamesvg_write(out, t, &o.svg);
+            flametree_free(t);
+            rc = cmd_close_output(&o, out);
+        }
+    }
+    stacktab_free(tab);
+    return rc;
+}

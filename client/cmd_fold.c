@@ -1,0 +1,65 @@
+/* cmd_fold: `staprelay fold` -- collapse inputs to sorted folded text
+ * (or speedscope JSON). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/cmdopts.h"
+#include "client/commands.h"
+#include "client/folded.h"
+#include "client/speedscope.h"
+
+static const char fold_usage[] =
+    "staprelay fold [--input-format folded|perf|stap] [--pid] [--tid] "
+    "[--kernel] [--jit] [--all] [--addrs] [--format folded|speedscope] "
+    "[-o FILE] [FILE...]";
+
+/* Sorted folded text; two count columns when the table has them. */
+static int write_folded(FILE *out, const stacktab *tab)
+{
+    size_t *order = stacktab_sorted(tab, STACK_ORDER_BYTES);
+    bool two = stacktab_has_col1(tab);
+    for (size_t i = 0; i < stacktab_size(tab); i++) {
+        const stack_entry *e = stacktab_entry(tab, order[i]);
+        fwrite(e->stack, 1, e->len, out);
+        fputc(' ', out);
+        folded_print_count(out, e->count[0]);
+        if (two) {
+            fputc(' ', out);
+            folded_print_count(out, e->count[1]);
+        }
+        fputc('\n', out);
+    }
+    free(order);
+    return ferror(out) ? -1 : 0;
+}
+
+int cmd_fold(int argc, char **argv)
+{
+    cmd_opts o;
+    int rc = cmdopts_parse(&o, OPTS_INPUT, argc, argv, fold_usage);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    const char *fmt = o.format ? o.format : "folded";
+    if (strcmp(fmt, "folded") && strcmp(fmt, "speedscope")) {
+        fprintf(stderr, "staprelay fold: unknown --format %s\n", fmt);
+        return 2;
+    }
+    stacktab *tab = stacktab_new();
+    rc = cmd_read_inputs(&o, o.files, o.nfiles, 0, tab);
+    if (rc == 0 && stacktab_total(tab, 0) + stacktab_total(tab, 1) <= 0)
+        rc = cmd_empty_input(&o);
+    if (rc == 0) {
+        FILE *out = cmd_open_output(&o);
+        if (out == NULL) {
+            rc = 1;
+        } else {
+            if (strcmp(fmt, "speedscope") == 0)
+                speedscope_write(out, tab, 0, "staprelay fold", "none");
+            else
+                write_folded(out, tab);
+            rc = cmd_close_output(&o, out);
+        }
+    }
+    stacktab_free(tab);
+    return rc;
+}

@@ -1,0 +1,285 @@
+/* cmdopts: option parsing and I/O helpers for subcommands. */
+#include "client/cmdopts.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    O_INPUT_FORMAT = 256, O_PID, O_TID, O_KERNEL, O_JIT, O_ALL, O_ADDRS,
+    O_TITLE, O_SUBTITLE, O_COUNTNAME, O_NAMETYPE, O_WIDTH, O_HEIGHT,
+    O_FONTSIZE, O_FONTTYPE, O_FONTWIDTH, O_MINWIDTH, O_COLORS, O_HASH,
+    O_REVERSE, O_INVERTED, O_FLAMECHART, O_SORT, O_FORMAT, O_NOTES,
+    O_NORMALIZE, O_STRIP_HEX, O_NEGATE, O_ELIDED, O_FOLDED, O_LIMIT, O_BY,
+    O_HELP,
+};
+
+static const struct option long_opts[] = {
+    { "input-format", required_argument, NULL, O_INPUT_FORMAT },
+    { "pid",          no_argument,       NULL, O_PID },
+    { "tid",          no_argument,       NULL, O_TID },
+    { "kernel",       no_argument,       NULL, O_KERNEL },
+    { "jit",          no_argument,       NULL, O_JIT },
+    { "all",          no_argument,       NULL, O_ALL },
+    { "addrs",        no_argument,       NULL, O_ADDRS },
+    { "title",        required_argument, NULL, O_TITLE },
+    { "subtitle",     required_argument, NULL, O_SUBTITLE },
+    { "countname",    required_argument, NULL, O_COUNTNAME },
+    { "nametype",     required_argument, NULL, O_NAMETYPE },
+    { "width",        required_argument, NULL, O_WIDTH },
+    { "height",       required_argument, NULL, O_HEIGHT },
+    { "fontsize",     required_argument, NULL, O_FONTSIZE },
+    { "fonttype",     required_argument, NULL, O_FONTTYPE },
+    { "fontwidth",    required_argument, NULL, O_FONTWIDTH },
+    { "minwidth",     required_argument, NULL, O_MINWIDTH },
+    { "colors",       required_argument, NULL, O_COLORS },
+    { "palette",      required_argument, NULL, O_COLORS },
+    { "hash",         no_argument,       NULL, O_HASH },
+    { "reverse",      no_argument,       NULL, O_REVERSE },
+    { "inverted",     no_argument,       NULL, O_INVERTED },
+    { "flamechart",   no_argument,       NULL, O_FLAMECHART },
+    { "sort",         required_argument, NULL, O_SORT },
+    { "format",       required_argument, NULL, O_FORMAT },
+    { "notes",        required_argument, NULL, O_NOTES },
+    { "normalize",    no_argument,       NULL, O_NORMALIZE },
+    { "strip-hex",    no_argument,       NULL, O_STRIP_HEX },
+    { "negate",       no_argument,       NULL, O_NEGATE },
+    { "elided",       no_argument,       NULL, O_ELIDED },
+    { "folded",       no_argument,       NULL, O_FOLDED },
+    { "limit",        required_argument, NULL, O_LIMIT },
+    { "by",           required_argument, NULL, O_BY },
+    { "output",       required_argument, NULL, 'o' },
+    { "help",         no_argument,       NULL, O_HELP },
+    { NULL, 0, NULL, 0 },
+};
+
+static int group_of(int opt)
+{
+    if (opt >= O_INPUT_FORMAT && opt <= O_ADDRS)
+        return OPTS_INPUT;
+    if ((opt >= O_TITLE && opt <= O_HASH) || opt == O_INVERTED
+        || opt == O_FLAMECHART || opt == O_NOTES)
+        return OPTS_SVG;
+    if (opt == O_REVERSE || opt == O_SORT)
+        return OPTS_TREE;
+    if (opt >= O_NORMALIZE && opt <= O_FOLDED)
+        return OPTS_DIFF;
+    if (opt == O_LIMIT || opt == O_BY || opt == 'n')
+        return OPTS_TOP;
+    return 0;   /* always allowed */
+}
+
+static bool parse_double(const char *s, double lo, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end != '\0' || !(v >= lo) || v > 1e7)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int usage_error(const cmd_opts *o, const char *usage, const char *msg,
+                       const char *arg)
+{
+    fprintf(stderr, "staprelay %s: %s%s%s\n", o->command, msg,
+            arg ? ": " : "", arg ? arg : "");
+    fprintf(stderr, "usage: %s\n", usage);
+    return 2;
+}
+
+int cmdopts_parse(cmd_opts *o, int groups, int argc, char **argv,
+                  const char *usage)
+{
+    memset(o, 0, sizeof *o);
+    o->command = argv[0];
+    svg_options_default(&o->svg);
+    o->limit = 20;
+    o->by = "self";
+    optind = 0;     /* GNU: full reinitialisation, callable repeatedly */
+    opterr = 0;
+    /* -n is --limit N for top, difffolded.pl's -n (normalise) for diff */
+    const char *shortopts = (groups & OPTS_TOP) ? "+o:n:h"
+                          : (groups & OPTS_DIFF) ? "+o:hsn" : "+o:h";
+    int c;
+    while ((c = getopt_long(argc, argv, shortopts, long_opts, NULL)) != -1) {
+        if (c == '?')
+            return usage_error(o, usage, "unknown option", argv[optind - 1]);
+        if (c == ':')
+            return usage_error(o, usage, "missing argument", argv[optind - 1]);
+        if (c == 'h' || c == O_HELP) {
+            printf("usage: %s\n(see staprelay(1))\n", usage);
+            return 1;
+        }
+        if (c == 's')
+            c = O_STRIP_HEX;
+        if (c == 'n' && !(groups & OPTS_TOP))
+            c = O_NORMALIZE;
+        int g = group_of(c);
+        if (g && !(groups & g))
+            return usage_error(o, usage, "option not valid here",
+                               argv[optind - 1]);
+        double d;
+        switch (c) {
+        case 'o': o->output = optarg; break;
+        case O_INPUT_FORMAT:
+            if (!input_format_parse(optarg, &o->in.format))
+                return usage_error(o, usage, "unknown input format", optarg);
+            break;
+        case O_PID: o->in.perf.include_pid = true; break;
+        case O_TID: o->in.perf.include_tid = true; break;
+        case O_KERNEL: o->in.perf.annotate_kernel = true; break;
+        case O_JIT: o->in.perf.annotate_jit = true; break;
+        case O_ALL:
+            o->in.perf.annotate_kernel = o->in.perf.annotate_jit = true;
+            break;
+        case O_ADDRS: o->in.perf.include_addrs = true; break;
+        case O_TITLE: o->svg.title = optarg; break;
+        case O_SUBTITLE: o->svg.subtitle = optarg; break;
+        case O_COUNTNAME: o->svg.countname = optarg; break;
+        case O_NAMETYPE: o->svg.nametype = optarg; break;
+        case O_NOTES: o->svg.notes = optarg; break;
+        case O_FONTTYPE: o->svg.fonttype = optarg; break;
+        case O_WIDTH:
+            if (!parse_double(optarg, 40, &o->svg.width))
+                return usage_error(o, usage, "bad --width", optarg);
+            break;
+        case O_HEIGHT:
+            if (!parse_double(optarg, 2, &o->svg.frameheight))
+                return usage_error(o, usage, "bad --height", optarg);
+            break;
+        case O_FONTSIZE:
+            if (!parse_double(optarg, 1, &o->svg.fontsize))
+                return usage_error(o, usage, "bad --fontsize", optarg);
+            break;
+        case O_FONTWIDTH:
+            if (!parse_double(optarg, 0.01, &o->svg.fontwidth))
+                return usage_error(o, usage, "bad --fontwidth", optarg);
+            break;
+        case O_MINWIDTH: {
+            char buf[64];
+            snprintf(buf, sizeof buf, "%s", optarg);
+            size_t n = strlen(buf);
+            o->svg.minwidth_pct = n > 0 && buf[n - 1] == '%';
+            if (o->svg.minwidth_pct)
+                buf[n - 1] = '\0';
+            if (!parse_double(buf, 0, &d))
+                return usage_error(o, usage, "bad --minwidth", optarg);
+            o->svg.minwidth = d;
+            break;
+        }
+        case O_COLORS:
+            if (!palette_parse(optarg, &o->svg.colors))
+                return usage_error(o, usage, "unknown palette", optarg);
+            break;
+        case O_HASH: o->svg.hash = true; break;
+        case O_REVERSE: o->reverse = true; break;
+        case O_INVERTED: o->svg.inverted = true; break;
+        case O_FLAMECHART: o->svg.flamechart = true; break;
+        case O_SORT:
+            if (strcmp(optarg, "weight") == 0)
+                o->sort_weight = true;
+            else if (strcmp(optarg, "name") == 0)
+                o->sort_weight = false;
+            else
+                return usage_error(o, usage, "--sort takes name or weight",
+                                   optarg);
+            break;
+        case O_FORMAT: o->format = optarg; break;
+        case O_NORMALIZE: o->normalize = true; break;
+        case O_STRIP_HEX: o->in.strip_hex = true; break;
+        case O_NEGATE: o->svg.negate = true; break;
+        case O_ELIDED: o->elided = true; break;
+        case O_FOLDED: o->folded_out = true; break;
+        case 'n':
+        case O_LIMIT: {
+            char *end;
+            o->limit = strtol(optarg, &end, 10);
+            if (*end || o->limit < 0)
+                return usage_error(o, usage, "bad --limit", optarg);
+            break;
+        }
+        case O_BY:
+            if (strcmp(optarg, "self") && strcmp(optarg, "total"))
+                return usage_error(o, usage, "--by takes self or total",
+                                   optarg);
+            o->by = optarg;
+            break;
+        default:
+            return usage_error(o, usage, "unknown option", argv[optind - 1]);
+        }
+    }
+    o->files = argv + optind;
+    o->nfiles = argc - optind;
+    return 0;
+}
+
+int cmd_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
+                    stacktab *tab)
+{
+    input_options in = o->in;
+    in.col = col;
+    char *stdin_only[] = { "-" };
+    if (nfiles == 0) {
+        files = stdin_only;
+        nfiles = 1;
+    }
+    for (int i = 0; i < nfiles; i++) {
+        input_stats st;
+        memset(&st, 0, sizeof st);
+        strbuf err = STRBUF_INIT;
+        if (input_read_path(files[i], &in, tab, &st, &err) != 0) {
+            fprintf(stderr, "staprelay %s: %s\n", o->command, err.buf);
+            sb_free(&err);
+            return 1;
+        }
+        sb_free(&err);
+        const char *name = strcmp(files[i], "-") == 0 ? "stdin" : files[i];
+        if (st.ignored)
+            fprintf(stderr, "staprelay %s: %s: ignored %" PRIu64
+                    " lines with invalid format\n", o->command, name,
+                    st.ignored);
+        if (st.filtered)
+            fprintf(stderr, "staprelay %s: %s: kept only events of type %s"
+                    " (%" PRIu64 " samples of other types skipped)\n",
+                    o->command, name, st.event, st.filtered);
+    }
+    return 0;
+}
+
+FILE *cmd_open_output(const cmd_opts *o)
+{
+    if (o->output == NULL || strcmp(o->output, "-") == 0)
+        return stdout;
+    FILE *fp = fopen(o->output, "w");
+    if (fp == NULL)
+        fprintf(stderr, "staprelay %s: %s: %s\n", o->command, o->output,
+                strerror(errno));
+    return fp;
+}
+
+int cmd_close_output(const cmd_opts *o, FILE *out)
+{
+    int bad = ferror(out);
+    if (out == stdout)
+        bad |= fflush(out) != 0;
+    else
+        bad |= fclose(out) != 0;
+    if (bad) {
+        fprintf(stderr, "staprelay %s: write error on %s\n", o->command,
+                o->output ? o->output : "stdout");
+        return 1;
+    }
+    return 0;
+}
+
+int cmd_empty_input(const cmd_opts *o)
+{
+    fprintf(stderr, "staprelay %s: no stack samples found in the input "
+            "(expected folded stacks, perf script output or SystemTap "
+            "backtraces)\n", o->command);
+    return 2;
+}

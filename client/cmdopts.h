@@ -1,0 +1,58 @@
+/* cmdopts: command-line parsing shared by the file-based subcommands
+ * (fold, flame, diff, top): one option table, each command saying which
+ * groups of options it accepts, plus helpers for reading the inputs and
+ * opening the output. */
+#ifndef STAPRELAY_CMDOPTS_H
+#define STAPRELAY_CMDOPTS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "client/flamesvg.h"
+#include "client/input.h"
+#include "client/stacktab.h"
+
+enum {
+    OPTS_INPUT = 1 << 0,   /* --input-format, perf collapse options */
+    OPTS_SVG   = 1 << 1,   /* rendering options */
+    OPTS_DIFF  = 1 << 2,   /* --normalize --strip-hex --negate --elided --folded */
+    OPTS_TOP   = 1 << 3,   /* --limit --by */
+    OPTS_TREE  = 1 << 4,   /* --reverse --sort */
+};
+
+typedef struct cmd_opts {
+    const char   *command;
+    input_options in;
+    svg_options   svg;
+    const char   *output;      /* -o; NULL = stdout */
+    const char   *format;      /* --format */
+    bool          reverse;
+    bool          sort_weight;
+    bool          normalize;
+    bool          elided;
+    bool          folded_out;
+    long          limit;
+    const char   *by;
+    char        **files;
+    int           nfiles;
+} cmd_opts;
+
+/* Parse argv (argv[0] is the command name).  Returns 0, or 2 after
+ * printing a usage error; 1 is returned (after printing help) for
+ * --help so callers exit 0 on it via cmd_exit_code(). */
+int cmdopts_parse(cmd_opts *o, int groups, int argc, char **argv,
+                  const char *usage);
+
+/* Read the named files (or stdin) into tab, column col.  Prints
+ * "ignored N lines" notes.  Returns 0 or 1 (I/O error). */
+int cmd_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
+                    stacktab *tab);
+
+/* Open -o (or stdout).  Returns NULL after printing an error. */
+FILE *cmd_open_output(const cmd_opts *o);
+/* Close it; returns 0, or 1 after printing a write error. */
+int cmd_close_output(const cmd_opts *o, FILE *out);
+
+/* The "no stacks" error (exit status 2). */
+int cmd_empty_input(const cmd_opts *o);
+
+#endif

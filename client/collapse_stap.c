@@ -1,0 +1,129 @@
+/* collapse_stap: SystemTap backtraces → folded (see collapse_stap.h). */
+#include "client/collapse_stap.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct stap_collapser {
+    stack_sink *sink;
+    strbuf      frames;    /* frames leaf first, each NUL-terminated */
+    size_t     *off;
+    size_t      nframes, cap;
+    size_t      pending_lines;
+    strbuf      stack;
+    uint64_t    ignored;
+};
+
+stap_collapser *stap_collapser_new(stack_sink *sink)
+{
+    stap_collapser *sc = calloc(1, sizeof *sc);
+    if (sc == NULL)
+        abort();
+    sc->sink = sink;
+    return sc;
+}
+
+void stap_collapser_free(stap_collapser *sc)
+{
+    if (sc == NULL)
+        return;
+    sb_free(&sc->frames);
+    sb_free(&sc->stack);
+    free(sc->off);
+    free(sc);
+}
+
+uint64_t stap_collapser_ignored(const stap_collapser *sc) { return sc->ignored; }
+
+void stap_frame_name(strbuf *out, const char *s, size_t n)
+{
+    size_t b = 0;
+    while (b < n && isspace((unsigned char)s[b]))
+        b++;
+    size_t e = n;
+    for (size_t i = n; i-- > b;)       /* s/\+[^+]*$// */
+        if (s[i] == '+') {
+            e = i;
+            break;
+        }
+    for (size_t i = e; i >= b + 3; i--) /* s/.* : // (greedy: last one) */
+        if (s[i - 1] == ' ' && s[i - 2] == ':' && s[i - 3] == ' ') {
+            b = i;
+            break;
+        }
+    if (e <= b) {
+        sb_addc(out, '-');
+        return;
+    }
+    for (size_t i = b; i < e; i++)
+        sb_addc(out, s[i] == ';' ? ':' : s[i]);
+}
+
+static bool count_line(const char *s, size_t n, double *count)
+{
+    size_t i = 0;
+    while (i < n && isspace((unsigned char)s[i]))
+        i++;
+    size_t d = i;
+    while (i < n && isdigit((unsigned char)s[i]))
+        i++;
+    if (i == d || i != n)
+        return false;
+    char buf[32];
+    size_t len = i - d < 31 ? i - d : 31;
+    memcpy(buf, s + d, len);
+    buf[len] = '\0';
+    *count = strtod(buf, NULL);
+    return true;
+}
+
+static bool blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isspace((unsigned char)s[i]))
+            return false;
+    return true;
+}
+
+void stap_collapser_line(stap_collapser *sc, const char *s, size_t n)
+{
+    if (blank(s, n))
+        return;
+    double count;
+    if (count_line(s, n, &count)) {
+        if (sc->nframes == 0) {
+            sc->ignored++;       /* a count with no stack */
+            return;
+        }
+        sb_reset(&sc->stack);
+        for (size_t i = sc->nframes; i-- > 0;) {
+            if (i + 1 != sc->nframes)
+                sb_addc(&sc->stack, ';');
+            sb_adds(&sc->stack, sc->frames.buf + sc->off[i]);
+        }
+        stack_sink_add(sc->sink, sc->stack.buf, sc->stack.len, count, -1);
+        sb_reset(&sc->frames);
+        sc->nframes = 0;
+        sc->pending_lines = 0;
+        return;
+    }
+    if (sc->nframes == sc->cap) {
+        sc->cap = sc->cap ? sc->cap * 2 : 64;
+        sc->off = realloc(sc->off, sc->cap * sizeof *sc->off);
+        if (!sc->off)
+            abort();
+    }
+    sc->off[sc->nframes++] = sc->frames.len;
+    stap_frame_name(&sc->frames, s, n);
+    sb_addc(&sc->frames, '\0');
+    sc->pending_lines++;
+}
+
+void stap_collapser_finish(stap_collapser *sc)
+{
+    sc->ignored += sc->pending_lines;
+    sb_reset(&sc->frames);
+    sc->nframes = 0;
+    sc->pending_lines = 0;
+}

@@ -1,0 +1,45 @@
+/* staprelay: command-line entry point; dispatches to subcommands.
+ * The file-based commands live in cmd_*.c; run, list, heatmap and live
+ * are added by their own modules. */
+#include <stdio.h>
+#include <string.h>
+
+#include "client/commands.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;
+} commands[] = {
+    { "fold",  cmd_fold,  "collapse profiles to folded stacks" },
+    { "flame", cmd_flame, "draw an interactive SVG flame graph" },
+    { "diff",  cmd_diff,  "draw a differential flame graph of two profiles" },
+    { "top",   cmd_top,   "list the heaviest frames" },
+};
+
+static void usage(FILE *fp)
+{
+    fprintf(fp, "usage: staprelay COMMAND [options] [FILE...]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(fp, "  %-6s %s\n", commands[i].name, commands[i].summary);
+    fprintf(fp, "\nSee staprelay(1) for the options of each command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0
+        || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "staprelay: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

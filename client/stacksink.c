@@ -1,0 +1,45 @@
+/* stacksink: delivery point for collapsed stacks (see stacksink.h). */
+#include "client/stacksink.h"
+
+#include <ctype.h>
+
+void stack_sink_init(stack_sink *s, stacktab *tab, int col, bool strip_hex)
+{
+    s->tab = tab;
+    s->col = col;
+    s->strip_hex = strip_hex;
+    s->stacks = 0;
+    s->scratch = (strbuf)STRBUF_INIT;
+}
+
+void stack_sink_free(stack_sink *s) { sb_free(&s->scratch); }
+
+static bool is_lower_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+void stack_sink_add(stack_sink *s, const char *stack, size_t len,
+                    double weight, int col)
+{
+    if (col < 0)
+        col = s->col;
+    if (s->strip_hex) {
+        sb_reset(&s->scratch);
+        for (size_t i = 0; i < len; i++) {
+            if (stack[i] == '0' && i + 2 < len + 0 && stack[i + 1] == 'x'
+                && is_lower_hex(stack[i + 2])) {
+                sb_add(&s->scratch, "0x...", 5);
+                i += 2;
+                while (i + 1 < len && is_lower_hex(stack[i + 1]))
+                    i++;
+                continue;
+            }
+            sb_addc(&s->scratch, stack[i]);
+        }
+        stack = s->scratch.buf;
+        len = s->scratch.len;
+    }
+    stacktab_add(s->tab, stack, len, col, weight);
+    s->stacks++;
+}
