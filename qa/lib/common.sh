@@ -105,7 +105,7 @@ qa_cleanup() {
     fi
     return $rc
 }
-trap 'qa_cleanup' EXIT
+trap 'qa_cleanup; exit $?' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
@@ -252,6 +252,44 @@ qa_start_staprelay() {
     qa_use_staprelay "$1"
     qa_pmcd_start || return 1
     qa_wait_metric staprelay.control.nsources 20 || return 1
+}
+
+qa_start_staprelay_and_json() {
+    # Private pmcd with pmdastaprelay AND PCP's pmdajson on the same CONFIG,
+    # for "same source, same answer" (or "pmdajson gets it wrong") tests.
+    qa_have_staprelay || { qa_fail "$QA_STAPRELAY_BIN not built (run make)"; return 1; }
+    qa_pmcd_reset
+    qa_use_staprelay "$1"
+    qa_use_pmdajson "$1" || return 1
+    qa_pmcd_start || return 1
+    qa_wait_metric staprelay.control.nsources 20 || return 1
+    qa_wait_metric json.nsources 30 || return 1
+}
+
+qa_pmcd_restart() {
+    # Stop pmcd (and its PMDAs) and start it again with the same pmcd.conf
+    # agents and PMNS; state dirs in $QA_PMCD_DIR survive, so this is how a
+    # test checks what persists across a PMDA restart.
+    qa_pmcd_stop || return 1
+    qa_pmcd_start
+}
+
+qa_atomic_write() {
+    # qa_atomic_write FILE < content: write a sibling temp file and rename
+    # it over FILE, as a well-behaved producer does, so the PMDA never
+    # reads a half-written document.
+    local f=$1 t
+    t=$(dirname "$f")/.qa_tmp.$$.$(basename "$f")
+    cat > "$t" && mv -f "$t" "$f"
+}
+
+qa_make_source() {
+    # qa_make_source DIR METADATA_JSON [DATA_JSON]: a pmdajson-style source
+    # directory (created world-readable: pmdajson may not run as root).
+    mkdir -p "$1"
+    printf '%s\n' "$2" > "$1/metadata.json"
+    [ $# -lt 3 ] || printf '%s\n' "$3" | qa_atomic_write "$1/data.json"
+    chmod -R a+rX "$1"
 }
 
 qa_write_config() {
@@ -513,6 +551,20 @@ qa_dbpmda() {
     ( cd "$qa_tmp/dbpmda" && PCP_VAR_DIR="$qa_tmp/dbpmda/var" dbpmda -n "$root" -ie "$@" 2>&1 )
 }
 
+qa_dbpmda_staprelay() {
+    # qa_dbpmda_staprelay CONFIG < commands: dbpmda (no pmcd) with our PMDA
+    # already opened as a pipe agent; state and log in $qa_tmp/dbpmda.
+    # End the commands with "quit".  Filter with qa_filter_dbpmda.
+    local conf=$1
+    qa_have_staprelay || { qa_fail "$QA_STAPRELAY_BIN not built (run make)"; return 1; }
+    mkdir -p "$qa_tmp/dbpmda/state"
+    printf 'root {\n\tstaprelay\t%s:*:*\n}\n' "$QA_STAPRELAY_DOMAIN" > "$qa_tmp/dbpmda/root"
+    {
+        echo "open pipe $QA_STAPRELAY_BIN -d $QA_STAPRELAY_DOMAIN -c $conf -s $qa_tmp/dbpmda/state -l $qa_tmp/dbpmda/staprelay.log"
+        cat
+    } | qa_dbpmda "$qa_tmp/dbpmda/root"
+}
+
 # ---- filters ---------------------------------------------------------------------
 qa_filter_paths() {
     # Temp and source paths, so outputs do not depend on where we ran.
@@ -552,6 +604,12 @@ qa_filter() {
     # not replaced here (a value could equal a pid): add qa_filter_pids to a
     # pipeline that shows log lines.
     qa_filter_paths | qa_filter_host | qa_filter_time
+}
+
+qa_filter_log() {
+    # PCP log lines: "[Sun Nov 29 21:52:12] pmdafoo(1234) Info: msg" ->
+    # "pmdafoo Info: msg"; also paths and times.
+    sed -E -e 's/^\[[A-Z][a-z]{2} [A-Z][a-z]{2} +[0-9]+ [0-9:]+\] ([^(]+)\([0-9]+\) /\1 /' | qa_filter
 }
 
 qa_filter_dbpmda() {
