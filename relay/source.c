@@ -327,6 +327,10 @@ static void on_data_changed(struct ev_loop *loop, ev_stat *w, int revents)
 {
     (void)loop; (void)revents;
     source *s = w->data;
+    /* A vanished file is the poll's business: the whole source may be
+     * going away, which the next discovery sees without a spurious error. */
+    if (w->attr.st_nlink == 0)
+        return;
     if (s->meta != NULL && s->data_file != NULL && s->state != SRC_DUPLICATE)
         read_file(s);
 }
