@@ -111,10 +111,29 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 # ---- ports ------------------------------------------------------------------
+qa_listeners() {
+    # "ADDR:PORT" for every listening TCP socket (IPv4 and IPv6), read from
+    # /proc so we need no iproute2.  ADDR is 127.0.0.1, ::1, 0.0.0.0, :: or
+    # the raw hex for anything else.
+    local line a p
+    for f in /proc/net/tcp /proc/net/tcp6; do
+        [ -r "$f" ] || continue
+        awk '$4 == "0A" { print $2 }' "$f"
+    done | while IFS=: read -r a p; do
+        case "$a" in
+            0100007F) a=127.0.0.1 ;;
+            00000000) a=0.0.0.0 ;;
+            00000000000000000000000001000000) a=::1 ;;
+            00000000000000000000000000000000) a=:: ;;
+        esac
+        echo "$a:$((16#$p))"
+    done
+}
+
 qa_free_port() {
     # A loopback TCP port nobody listens on; pmcd start retries on a race.
     local port i used
-    used=$(ss -Htln 2>/dev/null | awk '{print $4}' | sed 's/.*://')
+    used=$(qa_listeners | sed 's/.*://' | sort -u)
     for i in $(seq 1 50); do
         port=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
         [ "$port" = 44321 ] && continue        # PCP's own pmcd port
