@@ -412,8 +412,9 @@ qa_pmcd_start() {
     local have
     have=$(pmprobe -h "$QA_HOST" -v pmcd.numagents | awk '{print $3}')
     if [ "$have" != "$want" ]; then
-        cat "$QA_PMCD_LOG" >> "$qa_full"
         qa_fail "private pmcd has $have agents, expected $want (see $qa_full)"
+        qa_pminfo -f pmcd.agent.status >> "$qa_full" 2>&1
+        qa_pmcd_stop >/dev/null
         return 1
     fi
     return 0
