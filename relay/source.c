@@ -195,6 +195,7 @@ static void install_meta(source *s, source_meta *m, char *text)
     free(s->problem_hash);
     s->problem_hash = m != NULL ? calloc(m->nmetrics ? m->nmetrics : 1, sizeof(uint64_t)) : NULL;
     s->metric_problems = 0;
+    s->data_st_valid = false;
     resolve_data_file(s);
 }
 
@@ -304,10 +305,29 @@ static void accept_document(source *s, const char *text, size_t len)
     note_metric_problems(s);
 }
 
+/* An unchanged regular file need not be parsed again; generated files
+ * (procfs reports size 0) and FIFOs always are. */
+static bool file_unchanged(source *s)
+{
+    struct stat st;
+    if (stat(s->data_file, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+        s->data_st_valid = false;
+        return false;
+    }
+    /* a broken file that has not changed stays broken: parsing it again
+     * would only count the same error twice */
+    bool same = s->data_st_valid && same_stat(&st, &s->data_st);
+    s->data_st = st;
+    s->data_st_valid = true;
+    return same;
+}
+
 static void read_file(source *s)
 {
     char *text, err[512];
     size_t len;
+    if (file_unchanged(s))
+        return;
     s->stats.reads++;
     doc_status ds = doc_read(s->data_file, s->relay->cfg->max_document_size, &text, &len,
                              err, sizeof(err));

@@ -49,6 +49,8 @@ typedef struct source {
     char *meta_text;         /* last metadata text, for change detection */
     struct stat meta_st;
     char *data_file;         /* resolved data path (file sources) */
+    struct stat data_st;     /* identity of the file last parsed */
+    bool data_st_valid;
     snapshot *snap;          /* NULL = no values */
     uint64_t generation;     /* bumped whenever snap changes */
     double last_ok;          /* ev_now() of the last good data read, 0 = never */

@@ -15,15 +15,15 @@ libpcp3-dev libpcp-pmda3-dev pcp check libxml2-utils python3-json-pointer \
 valgrind}"
 
 missing=""
+half=""
 for p in $PKGS; do
     st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
     case "$st" in
         ii*) ;;
+        i[UFHWt]*) half="$half $p" ;;   # unpacked but not configured (pcp's postinst)
         *) missing="$missing $p" ;;
     esac
 done
-# A previous interrupted install can leave pcp unpacked but unconfigured.
-half=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 2>/dev/null | awk '$1 !~ /^(ii|rc|un)/ {print $2}' | tr '\n' ' ')
 
 if [ -z "$missing" ] && [ -z "$half" ]; then
     echo "deps: all packages present"
@@ -46,9 +46,15 @@ export DEBIAN_FRONTEND=noninteractive
 if [ -n "$missing" ]; then
     echo "deps: installing:$missing"
     apt-get update -qq || apt-get update
-    PATH="$shim:$PATH" apt-get install -y -q --no-install-recommends $missing
+    PATH="$shim:$PATH" apt-get -o DPkg::Lock::Timeout=600 install -y -q \
+        --no-install-recommends $missing || true
 fi
+# Finish what a failed postinst (or an earlier interrupted run) left.
 PATH="$shim:$PATH" dpkg --configure -a
+for p in $PKGS; do
+    dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' ||
+        { echo "deps: $p did not install" >&2; exit 1; }
+done
 
 # Start the system pmcd if the package just came in and nothing runs it.
 if [ -x /etc/init.d/pmcd ] && ! pgrep -x pmcd >/dev/null 2>&1; then
