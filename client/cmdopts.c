@@ -102,8 +102,8 @@ int cmdopts_parse(cmd_opts *o, int groups, int argc, char **argv,
     optind = 0;     /* GNU: full reinitialisation, callable repeatedly */
     opterr = 0;
     /* -n is --limit N for top, difffolded.pl's -n (normalise) for diff */
-    const char *shortopts = (groups & OPTS_TOP) ? "+o:n:h"
-                          : (groups & OPTS_DIFF) ? "+o:hsn" : "+o:h";
+    const char *shortopts = (groups & OPTS_TOP) ? "o:n:h"
+                          : (groups & OPTS_DIFF) ? "o:hsn" : "o:h";
     int c;
     while ((c = getopt_long(argc, argv, shortopts, long_opts, NULL)) != -1) {
         if (c == '?')

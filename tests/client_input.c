@@ -1,0 +1,114 @@
+/* Tests for client/input: detection and streaming from files. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/input.h"
+#include "tests/testutil.h"
+
+static input_format detect(const char *text)
+{
+    const char *lines[64];
+    size_t lens[64], n = 0;
+    const char *p = text;
+    while (*p && n < 64) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        lines[n] = p;
+        lens[n++] = len;
+        p += len + (nl ? 1 : 0);
+    }
+    return input_detect(lines, lens, n);
+}
+
+START_TEST(detects_each_format)
+{
+    ck_assert_int_eq(detect("main;foo 3\nmain;bar 4\n"), INPUT_FOLDED);
+    ck_assert_int_eq(detect("a 1 1.0: 1 cycles:\n"
+                            "\tffffffff810 foo+0x1 ([kernel.kallsyms])\n\n"),
+                     INPUT_PERF);
+    ck_assert_int_eq(detect(" 0xffffffff8103ce3b : native_safe_halt+0xb/0xd"
+                            " [kernel] (inexact)\n 0xffffffff810d8fe5\n\t3\n"),
+                     INPUT_STAP);
+    ck_assert_int_eq(detect("# ========\n# captured on: x\n"), INPUT_PERF);
+}
+END_TEST
+
+START_TEST(format_names_round_trip)
+{
+    input_format f;
+    ck_assert(input_format_parse("perf", &f));
+    ck_assert_int_eq(f, INPUT_PERF);
+    ck_assert_str_eq(input_format_name(f), "perf");
+    ck_assert(input_format_parse("stap", &f));
+    ck_assert_str_eq(input_format_name(f), "stap");
+    ck_assert(input_format_parse("folded", &f));
+    ck_assert(!input_format_parse("svg", &f));
+}
+END_TEST
+
+START_TEST(reads_file_past_the_detection_window)
+{
+    char *dir = tu_mkdtemp();
+    strbuf text = STRBUF_INIT;
+    double want = 0;
+    for (int i = 0; i < 3000; i++) {
+        sb_printf(&text, "root;f%d;g %d\n", i % 50, i % 9 + 1);
+        want += i % 9 + 1;
+    }
+    sb_adds(&text, "not folded\n");
+    tu_write(dir, "in.folded", text.buf);
+    strbuf path = STRBUF_INIT, err = STRBUF_INIT;
+    sb_printf(&path, "%s/in.folded", dir);
+    input_options opt = { 0 };
+    input_stats st = { 0 };
+    stacktab *t = stacktab_new();
+    ck_assert_int_eq(input_read_path(path.buf, &opt, t, &st, &err), 0);
+    ck_assert_int_eq(st.format, INPUT_FOLDED);
+    ck_assert_uint_eq(st.lines, 3001);
+    ck_assert_uint_eq(st.ignored, 1);
+    ck_assert_uint_eq(stacktab_size(t), 50);
+    ck_assert_double_eq(stacktab_total(t, 0), want);
+    stacktab_free(t);
+    sb_free(&text);
+    sb_free(&path);
+    sb_free(&err);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(forced_format_overrides_detection)
+{
+    char *dir = tu_mkdtemp();
+    tu_write(dir, "x", " 0xffff : f+0x1/0x2 [k]\n3\n");
+    strbuf path = STRBUF_INIT, err = STRBUF_INIT;
+    sb_printf(&path, "%s/x", dir);
+    input_options opt = { .format = INPUT_FOLDED };
+    input_stats st = { 0 };
+    stacktab *t = stacktab_new();
+    ck_assert_int_eq(input_read_path(path.buf, &opt, t, &st, &err), 0);
+    ck_assert_uint_eq(st.ignored, 2);
+    ck_assert_uint_eq(stacktab_size(t), 0);
+    ck_assert_int_eq(input_read_path("/nonexistent/x", &opt, t, &st, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.buf, "/nonexistent/x"));
+    stacktab_free(t);
+    sb_free(&path);
+    sb_free(&err);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+Suite *client_input_suite(void)
+{
+    Suite *s = suite_create("client_input");
+    TCase *tc = tcase_create("input");
+    tcase_add_test(tc, detects_each_format);
+    tcase_add_test(tc, format_names_round_trip);
+    tcase_add_test(tc, reads_file_past_the_detection_window);
+    tcase_add_test(tc, forced_format_overrides_detection);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,98 @@
+/* Tests for client/top: self/total aggregation and output. */
+#include <check.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/top.h"
+
+static stacktab *table(void)
+{
+    stacktab *t = stacktab_new();
+    const char *s[] = { "main;f;g", "main;f", "main;h;f", "main;rec;rec;rec" };
+    double w[] = { 5, 3, 2, 4 };
+    for (int i = 0; i < 4; i++)
+        stacktab_add(t, s[i], strlen(s[i]), 0, w[i]);
+    return t;
+}
+
+static const top_row *row(const top_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->rows[i].len == strlen(name)
+            && memcmp(r->rows[i].name, name, r->rows[i].len) == 0)
+            return &r->rows[i];
+    return NULL;
+}
+
+START_TEST(self_and_total)
+{
+    stacktab *t = table();
+    top_result *r = top_compute(t, 0);
+    ck_assert_double_eq(r->grand_total, 14);
+    ck_assert_double_eq(row(r, "main")->total, 14);
+    ck_assert_double_eq(row(r, "main")->self, 0);
+    ck_assert_double_eq(row(r, "f")->self, 5);     /* 3 + 2 */
+    ck_assert_double_eq(row(r, "f")->total, 10);   /* 5 + 3 + 2 */
+    ck_assert_double_eq(row(r, "g")->self, 5);
+    ck_assert_double_eq(row(r, "rec")->total, 4);  /* recursion once */
+    ck_assert_double_eq(row(r, "rec")->self, 4);
+    top_sort(r, false);
+    for (size_t i = 1; i < r->n; i++)
+        ck_assert(r->rows[i - 1].self >= r->rows[i].self);
+    top_sort(r, true);
+    ck_assert_uint_eq(r->rows[0].len, 4);
+    ck_assert_int_eq(memcmp(r->rows[0].name, "main", 4), 0);
+    top_free(r);
+    stacktab_free(t);
+}
+END_TEST
+
+START_TEST(table_and_json_output)
+{
+    stacktab *t = table();
+    top_result *r = top_compute(t, 0);
+    top_sort(r, false);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    top_write_table(fp, r, 2, "samples");
+    fclose(fp);
+    /* header + 2 rows; percentages of 14 */
+    int lines = 0;
+    for (char *p = buf; *p; p++)
+        lines += *p == '\n';
+    ck_assert_int_eq(lines, 3);
+    ck_assert_ptr_nonnull(strstr(buf, "35.71%"));     /* 5/14 */
+    free(buf);
+
+    fp = open_memstream(&buf, &len);
+    top_write_json(fp, r, 0, "samples", "self");
+    fclose(fp);
+    json_error_t err;
+    json_t *doc = json_loads(buf, 0, &err);
+    ck_assert_msg(doc != NULL, "bad JSON: %s", err.text);
+    ck_assert_int_eq(json_integer_value(json_object_get(doc, "total")), 14);
+    json_t *frames = json_object_get(doc, "frames");
+    ck_assert_uint_eq(json_array_size(frames), r->n);
+    double self_sum = 0;
+    for (size_t i = 0; i < json_array_size(frames); i++)
+        self_sum += json_number_value(json_object_get(json_array_get(frames, i), "self"));
+    ck_assert_double_eq(self_sum, 14);   /* self weights partition */
+    json_decref(doc);
+    free(buf);
+    top_free(r);
+    stacktab_free(t);
+}
+END_TEST
+
+Suite *client_top_suite(void)
+{
+    Suite *s = suite_create("client_top");
+    TCase *tc = tcase_create("top");
+    tcase_add_test(tc, self_and_total);
+    tcase_add_test(tc, table_and_json_output);
+    suite_add_tcase(s, tc);
+    return s;
+}
