@@ -10,5 +10,7 @@ Suite *snapshot_suite(void);
 Suite *exec_suite(void);
 Suite *source_suite(void);
 Suite *idmap_suite(void);
+Suite *stack_suite(void);
+Suite *evqueue_suite(void);
 Suite *instances_suite(void);
 #endif

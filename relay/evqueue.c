@@ -1,0 +1,176 @@
+/* evqueue: bounded multi-reader record queue. */
+#include "relay/evqueue.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct record {
+    struct record *next;
+    uint64_t seq;
+    int64_t when_ns;
+    size_t len;
+    unsigned char data[];
+} record;
+
+typedef struct client {
+    int id;
+    uint64_t next_seq;    /* first record this client has not seen */
+} client;
+
+struct evqueue {
+    record *head, *tail;
+    uint64_t next_seq;    /* sequence of the next appended record */
+    size_t max_bytes;
+    client *clients;
+    size_t nclients;
+    evqueue_stats st;
+};
+
+/* Overhead charged per record besides its payload. */
+#define RECORD_OVERHEAD sizeof(record)
+
+evqueue *evqueue_new(size_t max_bytes)
+{
+    evqueue *q = calloc(1, sizeof(*q));
+    if (q != NULL)
+        q->max_bytes = max_bytes;
+    return q;
+}
+
+void evqueue_free(evqueue *q)
+{
+    if (q == NULL)
+        return;
+    for (record *r = q->head, *n; r != NULL; r = n) {
+        n = r->next;
+        free(r);
+    }
+    free(q->clients);
+    free(q);
+}
+
+static uint64_t oldest_seq(const evqueue *q)
+{
+    return q->head != NULL ? q->head->seq : q->next_seq;
+}
+
+static void evict_head(evqueue *q)
+{
+    record *r = q->head;
+    q->head = r->next;
+    if (q->head == NULL)
+        q->tail = NULL;
+    q->st.queued--;
+    q->st.bytes -= r->len + RECORD_OVERHEAD;
+    /* was anybody still waiting for it? */
+    for (size_t i = 0; i < q->nclients; i++)
+        if (q->clients[i].next_seq <= r->seq) {
+            q->st.dropped++;
+            break;
+        }
+    free(r);
+}
+
+/* Records every client has read are freed at once. */
+static void trim_consumed(evqueue *q)
+{
+    if (q->nclients == 0)
+        return;
+    uint64_t low = UINT64_MAX;
+    for (size_t i = 0; i < q->nclients; i++)
+        if (q->clients[i].next_seq < low)
+            low = q->clients[i].next_seq;
+    while (q->head != NULL && q->head->seq < low)
+        evict_head(q);
+}
+
+int evqueue_append(evqueue *q, const void *data, size_t len, int64_t when_ns)
+{
+    size_t need = len + RECORD_OVERHEAD;
+    if (need > q->max_bytes)
+        return -1;
+    while (q->head != NULL && q->st.bytes + need > q->max_bytes)
+        evict_head(q);
+    record *r = malloc(sizeof(record) + len);
+    if (r == NULL)
+        return -1;
+    r->next = NULL;
+    r->seq = q->next_seq++;
+    r->when_ns = when_ns;
+    r->len = len;
+    memcpy(r->data, data, len);
+    if (q->tail != NULL)
+        q->tail->next = r;
+    else
+        q->head = r;
+    q->tail = r;
+    q->st.appended++;
+    q->st.queued++;
+    q->st.bytes += need;
+    /* Without readers nobody needs history beyond the bound; with readers
+     * keep what someone has not read. */
+    return 0;
+}
+
+static client *find_client(evqueue *q, int id, int create)
+{
+    for (size_t i = 0; i < q->nclients; i++)
+        if (q->clients[i].id == id)
+            return &q->clients[i];
+    if (!create)
+        return NULL;
+    client *nc = realloc(q->clients, (q->nclients + 1) * sizeof(*nc));
+    if (nc == NULL)
+        return NULL;
+    q->clients = nc;
+    client *c = &q->clients[q->nclients++];
+    c->id = id;
+    c->next_seq = q->next_seq;   /* starts at the tail */
+    q->st.clients = (uint32_t)q->nclients;
+    return c;
+}
+
+size_t evqueue_read(evqueue *q, int id, size_t max_bytes, uint64_t *missed,
+                    evqueue_visit_fn visit, void *arg)
+{
+    *missed = 0;
+    client *c = find_client(q, id, 1);
+    if (c == NULL)
+        return 0;
+    uint64_t low = oldest_seq(q);
+    if (c->next_seq < low) {
+        *missed = low - c->next_seq;
+        q->st.missed += *missed;
+        c->next_seq = low;
+    }
+    size_t n = 0, bytes = 0;
+    for (record *r = q->head; r != NULL; r = r->next) {
+        if (r->seq < c->next_seq)
+            continue;
+        if (n > 0 && bytes + r->len > max_bytes)
+            break;
+        if (visit(arg, r->data, r->len, r->when_ns) < 0)
+            break;
+        bytes += r->len;
+        c->next_seq = r->seq + 1;
+        n++;
+    }
+    q->st.delivered += n;
+    trim_consumed(q);
+    return n;
+}
+
+void evqueue_end_client(evqueue *q, int id)
+{
+    client *c = find_client(q, id, 0);
+    if (c == NULL)
+        return;
+    *c = q->clients[--q->nclients];
+    q->st.clients = (uint32_t)q->nclients;
+    trim_consumed(q);
+}
+
+void evqueue_get_stats(const evqueue *q, evqueue_stats *st)
+{
+    *st = q->st;
+}
