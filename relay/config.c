@@ -15,6 +15,10 @@ relay_config *config_new_default(void)
     cfg->poll_interval = CONFIG_DEFAULT_POLL_INTERVAL;
     cfg->exec_timeout = CONFIG_DEFAULT_EXEC_TIMEOUT;
     cfg->max_document_size = CONFIG_DEFAULT_MAX_DOCUMENT;
+    cfg->event_queue_size = 16u * 1024 * 1024;
+    cfg->max_record_size = 1024 * 1024;
+    cfg->max_stacks = 10000;
+    cfg->stack_expiry = 600;
     cfg->exec_user = strdup("nobody");
     if (cfg->exec_user == NULL) {
         free(cfg);
@@ -82,6 +86,18 @@ static int parse_seconds(json_t *v, const char *key, double min, double max,
     return 0;
 }
 
+static int parse_size(json_t *v, const char *key, json_int_t min, json_int_t max,
+                      size_t *out, char *err, size_t errlen)
+{
+    if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
+        snprintf(err, errlen, "config: \"%s\" must be an integer between %lld and %lld",
+                 key, (long long)min, (long long)max);
+        return -1;
+    }
+    *out = (size_t)json_integer_value(v);
+    return 0;
+}
+
 static int apply_key(relay_config *cfg, const char *key, json_t *v,
                      char *err, size_t errlen, char *warn, size_t warnlen)
 {
@@ -104,6 +120,14 @@ static int apply_key(relay_config *cfg, const char *key, json_t *v,
         cfg->max_document_size = (size_t)json_integer_value(v);
         return 0;
     }
+    if (strcmp(key, "event_queue_size") == 0)
+        return parse_size(v, key, 4096, (json_int_t)1 << 32, &cfg->event_queue_size, err, errlen);
+    if (strcmp(key, "max_record_size") == 0)
+        return parse_size(v, key, 256, (json_int_t)16 << 20, &cfg->max_record_size, err, errlen);
+    if (strcmp(key, "max_stacks") == 0)
+        return parse_size(v, key, 1, 10000000, &cfg->max_stacks, err, errlen);
+    if (strcmp(key, "stack_expiry") == 0)
+        return parse_seconds(v, key, 1, 86400 * 365, &cfg->stack_expiry, err, errlen);
     if (strcmp(key, "exec_user") == 0) {
         if (!json_is_string(v) || json_string_length(v) == 0) {
             snprintf(err, errlen, "config: \"exec_user\" must be a user name");

@@ -18,6 +18,10 @@ typedef struct relay_config {
     double exec_timeout;         /* seconds before data-exec is killed (2) */
     size_t max_document_size;    /* bytes per metadata/data document (16 MiB) */
     char *exec_user;             /* user for untrusted data-exec ("nobody") */
+    size_t event_queue_size;     /* bytes of queued records per event stream (16 MiB) */
+    size_t max_record_size;      /* largest encoded event record (1 MiB) */
+    size_t max_stacks;           /* distinct stacks kept per stream (10000) */
+    double stack_expiry;         /* seconds a stack stays without samples (600) */
 } relay_config;
 
 #define CONFIG_DEFAULT_POLL_INTERVAL 1.0

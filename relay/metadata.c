@@ -77,6 +77,23 @@ void metadata_free(source_meta *m)
         free(m->metrics[i].description);
     }
     free(m->metrics);
+    for (size_t i = 0; i < m->nevents; i++) {
+        meta_event *e = &m->events[i];
+        free(e->name);
+        free(e->pointer);
+        free(e->description);
+        free(e->timestamp);
+        free(e->sequence);
+        free(e->dropped);
+        for (size_t f = 0; f < e->nfields; f++) {
+            free(e->fields[f].name);
+            free(e->fields[f].pointer);
+            free(e->fields[f].units);
+            free(e->fields[f].description);
+        }
+        free(e->fields);
+    }
+    free(m->events);
     for (size_t i = 0; i < m->nproblems; i++)
         free(m->problems[i]);
     free(m->problems);
@@ -266,6 +283,188 @@ static int add_metric(source_meta *m, meta_metric *mm)
 static void parse_metric_list(source_meta *m, name_space *ns, json_t *list,
                               const char *parent, int array);
 
+static meta_array *new_array(source_meta *m)
+{
+    meta_array *na = realloc(m->arrays, (m->narrays + 1) * sizeof(*na));
+    if (na == NULL)
+        return NULL;
+    m->arrays = na;
+    meta_array *a = &m->arrays[m->narrays];
+    memset(a, 0, sizeof(*a));
+    return a;
+}
+
+/* A histogram is a counter with one instance per bucket: internally an
+ * array whose instance names come from the bucket bounds. */
+static void parse_histogram(source_meta *m, name_space *ns, json_t *jm, const char *where,
+                            const char *full, const char *pointer, int array)
+{
+    char why[160];
+    if (array >= 0) {
+        problem(m, "%s: histograms inside arrays are not supported; skipped", where);
+        return;
+    }
+    if (claim_name(ns, full, why, sizeof(why)) != 0) {
+        problem(m, "%s: %s; skipped", where, why);
+        return;
+    }
+    meta_array *a = new_array(m);
+    if (a == NULL)
+        return;
+    a->name = strdup(full);
+    a->pointer = strdup(pointer);
+    a->histogram = true;
+    a->description = dup_or_null(opt_string(jm, "description"));
+    meta_metric mm = {0};
+    mm.name = strdup(full);
+    mm.pointer = strdup("/count");
+    mm.type = VT_INT64;
+    mm.semantics = SEM_COUNTER;
+    json_t *units = json_object_get(jm, "units");
+    if (json_is_string(units) && json_string_length(units) > 0)
+        mm.units = strdup(json_string_value(units));
+    mm.description = dup_or_null(opt_string(jm, "description"));
+    mm.array = (int)m->narrays++;
+    if (add_metric(m, &mm) != 0) {
+        free(mm.name);
+        free(mm.pointer);
+        free(mm.units);
+        free(mm.description);
+    }
+}
+
+static int64_t timestamp_scale(const char *units)
+{
+    if (units == NULL || strcmp(units, "nsec") == 0 || strcmp(units, "ns") == 0)
+        return 1;
+    if (strcmp(units, "usec") == 0 || strcmp(units, "us") == 0)
+        return 1000;
+    if (strcmp(units, "msec") == 0 || strcmp(units, "ms") == 0)
+        return 1000000;
+    if (strcmp(units, "sec") == 0 || strcmp(units, "s") == 0)
+        return 1000000000;
+    return 0;
+}
+
+static int parse_field(source_meta *m, const char *where, json_t *jf, size_t pos,
+                       meta_field *f, strmap *seen)
+{
+    const char *name = opt_string(jf, "name");
+    const char *pointer = opt_string(jf, "pointer");
+    const char *type = opt_string(jf, "type");
+    memset(f, 0, sizeof(*f));
+    if (!json_is_object(jf) || name == NULL || !metadata_name_ok(name) ||
+        strchr(name, '.') != NULL) {
+        problem(m, "%s: fields[%zu] needs a simple name ([A-Za-z][A-Za-z0-9_]*); skipped",
+                where, pos);
+        return -1;
+    }
+    if (strcmp(name, "records") == 0 || strcmp(name, "stacks") == 0 ||
+        strmap_get(seen, name, NULL)) {
+        problem(m, "%s: field name \"%s\" is reserved or repeated; skipped", where, name);
+        return -1;
+    }
+    if (pointer == NULL || pointer_check(pointer) != 0) {
+        problem(m, "%s: field \"%s\" needs a JSON pointer; skipped", where, name);
+        return -1;
+    }
+    if (type != NULL && strcmp(type, "integer") == 0)
+        f->type = FT_INT64;
+    else if (type != NULL && strcmp(type, "double") == 0)
+        f->type = FT_DOUBLE;
+    else if (type != NULL && strcmp(type, "string") == 0)
+        f->type = FT_STRING;
+    else if (type != NULL && strcmp(type, "stack") == 0)
+        f->type = FT_STACK;
+    else {
+        problem(m, "%s: field \"%s\" has unknown type (integer, double, string or stack); "
+                "skipped", where, name);
+        return -1;
+    }
+    strmap_put(seen, name, 1);
+    f->name = strdup(name);
+    f->pointer = strdup(pointer);
+    json_t *units = json_object_get(jf, "units");
+    if (json_is_string(units) && json_string_length(units) > 0)
+        f->units = strdup(json_string_value(units));
+    f->description = dup_or_null(opt_string(jf, "description"));
+    f->optional = json_is_true(json_object_get(jf, "optional"));
+    return 0;
+}
+
+static void parse_event(source_meta *m, name_space *ns, json_t *jm, const char *where,
+                        const char *full, const char *pointer, int array)
+{
+    char why[160];
+    json_t *fields = json_object_get(jm, "fields");
+    if (array >= 0) {
+        problem(m, "%s: events inside arrays are not supported; skipped", where);
+        return;
+    }
+    if (!json_is_array(fields) || json_array_size(fields) == 0) {
+        problem(m, "%s: an event needs a non-empty \"fields\" list; skipped", where);
+        return;
+    }
+    const char *ts = opt_string(jm, "timestamp");
+    const char *seq = opt_string(jm, "sequence");
+    const char *dropped = opt_string(jm, "dropped");
+    const char *tsu = opt_string(jm, "timestamp_units");
+    int64_t scale = timestamp_scale(tsu);
+    if ((ts != NULL && pointer_check(ts) != 0) || (seq != NULL && pointer_check(seq) != 0) ||
+        (dropped != NULL && pointer_check(dropped) != 0) || scale == 0) {
+        problem(m, "%s: timestamp, sequence and dropped must be JSON pointers and "
+                "timestamp_units one of nsec, usec, msec, sec; skipped", where);
+        return;
+    }
+    /* the event's name is a node: <name>.records, <name>.<field>, <name>.stacks */
+    char leaf[600];
+    snprintf(leaf, sizeof(leaf), "%s.records", full);
+    if (claim_name(ns, leaf, why, sizeof(why)) != 0) {
+        problem(m, "%s: %s; skipped", where, why);
+        return;
+    }
+    meta_event e = {0};
+    e.fields = calloc(json_array_size(fields), sizeof(meta_field));
+    strmap *seen = strmap_new();
+    if (e.fields == NULL || seen == NULL) {
+        free(e.fields);
+        strmap_free(seen);
+        return;
+    }
+    e.stack_field = e.count_field = -1;
+    size_t i;
+    json_t *jf;
+    json_array_foreach(fields, i, jf) {
+        meta_field *f = &e.fields[e.nfields];
+        if (parse_field(m, where, jf, i, f, seen) != 0)
+            continue;
+        snprintf(leaf, sizeof(leaf), "%s.%s", full, f->name);
+        claim_name(ns, leaf, why, sizeof(why));
+        if (f->type == FT_STACK && e.stack_field < 0)
+            e.stack_field = (int)e.nfields;
+        if (f->type == FT_INT64 && strcmp(f->name, "count") == 0)
+            e.count_field = (int)e.nfields;
+        e.nfields++;
+    }
+    strmap_free(seen);
+    if (e.stack_field >= 0) {
+        snprintf(leaf, sizeof(leaf), "%s.stacks", full);
+        claim_name(ns, leaf, why, sizeof(why));
+    }
+    e.name = strdup(full);
+    e.pointer = strdup(pointer);
+    e.description = dup_or_null(opt_string(jm, "description"));
+    e.timestamp = dup_or_null(ts);
+    e.ts_scale = scale;
+    e.sequence = dup_or_null(seq);
+    e.dropped = dup_or_null(dropped);
+    meta_event *ne = realloc(m->events, (m->nevents + 1) * sizeof(*ne));
+    if (ne == NULL)
+        return;
+    m->events = ne;
+    m->events[m->nevents++] = e;
+}
+
 /* One entry of a "metrics" list; parent is the array's name or NULL. */
 static void parse_metric(source_meta *m, name_space *ns, json_t *jm, size_t pos,
                          const char *parent, int array)
@@ -318,17 +517,24 @@ static void parse_metric(source_meta *m, name_space *ns, json_t *jm, size_t pos,
         /* The array name is a node, not a leaf: release it as a leaf. */
         strmap_del(ns->leaves, full);
         strmap_put(ns->nodes, full, 1);
-        meta_array *na = realloc(m->arrays, (m->narrays + 1) * sizeof(*na));
-        if (na == NULL)
+        meta_array *a = new_array(m);
+        if (a == NULL)
             return;
-        m->arrays = na;
-        meta_array *a = &m->arrays[m->narrays];
         a->name = strdup(full);
         a->pointer = strdup(pointer);
         a->index = strdup(index);
         a->description = dup_or_null(opt_string(jm, "description"));
         int idx = (int)m->narrays++;
         parse_metric_list(m, ns, kids, full, idx);
+        return;
+    }
+
+    if (strcmp(type, "histogram") == 0) {
+        parse_histogram(m, ns, jm, where, full, pointer, array);
+        return;
+    }
+    if (strcmp(type, "event") == 0) {
+        parse_event(m, ns, jm, where, full, pointer, array);
         return;
     }
 
@@ -340,7 +546,8 @@ static void parse_metric(source_meta *m, name_space *ns, json_t *jm, size_t pos,
     else if (strcmp(type, "string") == 0)
         mm.type = VT_STRING;
     else {
-        problem(m, "%s: unknown type \"%s\" (expected integer, double, string or array); skipped",
+        problem(m, "%s: unknown type \"%s\" (expected integer, double, string, array, "
+                "histogram or event); skipped",
                 where, type);
         return;
     }

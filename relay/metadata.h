@@ -8,7 +8,9 @@
 #ifndef STAPRELAY_METADATA_H
 #define STAPRELAY_METADATA_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum { VT_INT64, VT_DOUBLE, VT_STRING } value_type;
 typedef enum { SEM_INSTANT, SEM_COUNTER, SEM_DISCRETE } metric_semantics;
@@ -16,9 +18,38 @@ typedef enum { SEM_INSTANT, SEM_COUNTER, SEM_DISCRETE } metric_semantics;
 typedef struct meta_array {
     char *name;        /* relative name of the array node, e.g. "ifaces" */
     char *pointer;     /* pointer to the JSON array in the data */
-    char *index;       /* pointer, inside one element, to its instance name */
+    char *index;       /* pointer, inside one element, to its instance name;
+                        * NULL for a histogram (names come from bounds) */
     char *description;
+    bool histogram;    /* buckets {"lo","hi","count"}; one counter metric */
 } meta_array;
+
+typedef enum { FT_INT64, FT_DOUBLE, FT_STRING, FT_STACK } field_type;
+
+typedef struct meta_field {
+    char *name;
+    char *pointer;     /* inside one record */
+    field_type type;
+    char *units;
+    char *description;
+    bool optional;     /* a record may lack it (otherwise it is rejected) */
+} meta_field;
+
+/* A stream of records (type "event"); see docs/formats.md. */
+typedef struct meta_event {
+    char *name;        /* relative name: metrics are <name>.records,
+                        * <name>.<field> and <name>.stacks */
+    char *pointer;     /* to the list of records */
+    char *description;
+    char *timestamp;   /* pointer inside a record, or NULL (read time) */
+    int64_t ts_scale;  /* nanoseconds per timestamp unit */
+    char *sequence;    /* pointer inside a record, or NULL */
+    char *dropped;     /* pointer in the document, or NULL */
+    meta_field *fields;
+    size_t nfields;
+    int stack_field;   /* index of the first stack field, or -1 */
+    int count_field;   /* integer field named "count" (stack weight), or -1 */
+} meta_event;
 
 typedef struct meta_metric {
     char *name;        /* relative dotted name */
@@ -38,6 +69,8 @@ typedef struct source_meta {
     size_t narrays;
     meta_metric *metrics;
     size_t nmetrics;
+    meta_event *events;
+    size_t nevents;
     char **problems;   /* human-readable, one per dropped item */
     size_t nproblems;
 } source_meta;

@@ -49,6 +49,35 @@ static void resolve(value *out, json_t *base, const char *ptr, value_type type)
     convert(out, v, type);
 }
 
+/* Room for the longest generated instance name: "-9223372036854775808-..." */
+#define NAMEBUF 48
+
+/* A histogram bucket {"lo": L, "hi": H, "count": N}: its name is "L-H"
+ * (pmdabcc's convention), with "inf" for an open end. */
+static int bucket_name(instance *in, json_t *e, char *buf)
+{
+    json_t *lo = json_object_get(e, "lo"), *hi = json_object_get(e, "hi");
+    if (!json_is_object(e) || (lo != NULL && !json_is_null(lo) && !json_is_integer(lo)) ||
+        (hi != NULL && !json_is_null(hi) && !json_is_integer(hi)))
+        return -1;
+    in->lo_open = !json_is_integer(lo);
+    in->hi_open = !json_is_integer(hi);
+    if (in->lo_open && in->hi_open)
+        return -1;
+    in->lo = in->lo_open ? 0 : json_integer_value(lo);
+    in->hi = in->hi_open ? 0 : json_integer_value(hi);
+    if (!in->lo_open && !in->hi_open && in->hi < in->lo)
+        return -1;
+    if (in->lo_open)
+        snprintf(buf, NAMEBUF, "-inf-%" PRId64, in->hi);
+    else if (in->hi_open)
+        snprintf(buf, NAMEBUF, "%" PRId64 "-inf", in->lo);
+    else
+        snprintf(buf, NAMEBUF, "%" PRId64 "-%" PRId64, in->lo, in->hi);
+    in->name = buf;
+    return 0;
+}
+
 /* Build the instance list of one array: names from the index pointer,
  * integers printed in decimal, duplicates and unusable indexes dropped
  * (and counted) so every name maps to exactly one element. */
@@ -68,7 +97,7 @@ static void build_array(array_snapshot *as, const meta_array *ma, json_t *doc,
     size_t n = json_array_size(arr);
     as->insts = calloc(n ? n : 1, sizeof(instance));
     json_t **elems = calloc(n ? n : 1, sizeof(json_t *));
-    as->numbuf = calloc(n ? n : 1, 24);
+    as->numbuf = calloc(n ? n : 1, NAMEBUF);
     strmap *seen = strmap_new();
     if (as->insts == NULL || elems == NULL || as->numbuf == NULL || seen == NULL) {
         free(elems);
@@ -78,14 +107,27 @@ static void build_array(array_snapshot *as, const meta_array *ma, json_t *doc,
     }
     for (size_t i = 0; i < n; i++) {
         json_t *e = json_array_get(arr, i);
-        json_t *id = pointer_get(e, ma->index, NULL);
         instance *in = &as->insts[as->ninsts];
+        if (ma->histogram) {
+            if (bucket_name(in, e, as->numbuf + NAMEBUF * as->ninsts) != 0) {
+                as->skipped++;
+                continue;
+            }
+            if (strmap_get(seen, in->name, NULL)) {
+                as->skipped++;
+                continue;
+            }
+            strmap_put(seen, in->name, 1);
+            elems[as->ninsts++] = e;
+            continue;
+        }
+        json_t *id = pointer_get(e, ma->index, NULL);
         if (json_is_string(id) && json_string_length(id) > 0 &&
             strlen(json_string_value(id)) == json_string_length(id)) {
             in->name = json_string_value(id);
         } else if (json_is_integer(id)) {
-            char *nb = as->numbuf + 24 * as->ninsts;
-            snprintf(nb, 24, "%" PRId64, (int64_t)json_integer_value(id));
+            char *nb = as->numbuf + NAMEBUF * as->ninsts;
+            snprintf(nb, NAMEBUF, "%" PRId64, (int64_t)json_integer_value(id));
             in->name = nb;
             in->number = json_integer_value(id);
             in->is_number = true;
@@ -102,7 +144,8 @@ static void build_array(array_snapshot *as, const meta_array *ma, json_t *doc,
     }
     strmap_free(seen);
     if (as->skipped > 0 && as->ninsts == 0)
-        as->problem = "no array element has a usable index (string or integer)";
+        as->problem = ma->histogram ? "no bucket has usable bounds (integer lo/hi)"
+                                    : "no array element has a usable index (string or integer)";
     *elems_out = elems;
 }
 

@@ -31,12 +31,15 @@ typedef struct instance {
     const char *name;    /* borrowed from the document, or owned text for integers */
     int64_t number;      /* the index value when it was a JSON integer */
     bool is_number;
+    /* histogram buckets: inclusive bounds; an open end has *_open set */
+    int64_t lo, hi;
+    bool lo_open, hi_open;
 } instance;
 
 typedef struct array_snapshot {
     instance *insts;
     size_t ninsts;
-    char *numbuf;        /* storage for integer index names */
+    char *numbuf;        /* storage for integer index and bucket names */
     const char *problem; /* why the array has no instances, or NULL */
     unsigned skipped;    /* elements dropped (bad or duplicate index) */
 } array_snapshot;

@@ -65,6 +65,8 @@ source *source_new(struct relay *r, const char *dir, bool trusted)
     return s;
 }
 
+static void free_streams(source *s);
+
 static void stop_watch(source *s)
 {
     if (s->watching) {
@@ -88,6 +90,7 @@ void source_free(source *s)
         return;
     stop_watch(s);
     exec_cancel(s->job);
+    free_streams(s);
     snapshot_free(s->snap);
     metadata_free(s->meta);
     free(s->meta_text);
@@ -184,9 +187,34 @@ static void log_meta_problems(source *s)
                  s->meta->problems[s->meta->nproblems - 1]);
 }
 
+static void free_streams(source *s)
+{
+    if (s->streams != NULL && s->meta != NULL)
+        for (size_t i = 0; i < s->meta->nevents; i++)
+            event_stream_free(s->streams[i]);
+    free(s->streams);
+    s->streams = NULL;
+}
+
+/* Queues start empty with new metadata: a stream's fields may differ. */
+static void make_streams(source *s)
+{
+    const relay_config *cfg = s->relay->cfg;
+    event_limits lim = {cfg->event_queue_size, cfg->max_record_size, cfg->max_stacks,
+                        cfg->stack_expiry};
+    if (s->meta == NULL || s->meta->nevents == 0)
+        return;
+    s->streams = calloc(s->meta->nevents, sizeof(event_stream *));
+    if (s->streams == NULL)
+        return;
+    for (size_t i = 0; i < s->meta->nevents; i++)
+        s->streams[i] = event_stream_new(&s->meta->events[i], &lim);
+}
+
 static void install_meta(source *s, source_meta *m, char *text)
 {
     drop_snapshot(s);
+    free_streams(s);
     stop_watch(s);
     metadata_free(s->meta);
     free(s->meta_text);
@@ -196,6 +224,7 @@ static void install_meta(source *s, source_meta *m, char *text)
     s->problem_hash = m != NULL ? calloc(m->nmetrics ? m->nmetrics : 1, sizeof(uint64_t)) : NULL;
     s->metric_problems = 0;
     s->data_st_valid = false;
+    make_streams(s);
     resolve_data_file(s);
 }
 
@@ -249,7 +278,7 @@ bool source_refresh_metadata(source *s)
     s->state = SRC_WAITING;
     s->last_error[0] = '\0';
     log_meta_problems(s);
-    if (m->nmetrics == 0)
+    if (m->nmetrics == 0 && m->nevents == 0)
         log_msg(&s->relay->log, LOG_LVL_WARNING, "source %s: metadata defines no usable metrics",
                 s->dir);
     return true;
@@ -290,6 +319,12 @@ static void accept_document(source *s, const char *text, size_t len)
         return;
     }
     snapshot *snap = snapshot_build(s->meta, doc);
+    if (s->streams != NULL) {
+        int64_t now_ns = (int64_t)(ev_time() * 1e9);
+        for (size_t i = 0; i < s->meta->nevents; i++)
+            if (s->streams[i] != NULL)
+                event_stream_ingest(s->streams[i], doc, now_ns, &s->relay->log, s->dir);
+    }
     json_decref(doc);
     drop_snapshot(s);
     if (snap == NULL) {
@@ -418,6 +453,12 @@ void source_refresh_data(source *s)
 {
     if (s->meta == NULL || s->state == SRC_DUPLICATE || s->state == SRC_REJECTED)
         return;
+    if (s->streams != NULL) {
+        double now = ev_time();
+        for (size_t i = 0; i < s->meta->nevents; i++)
+            if (s->streams[i] != NULL && s->streams[i]->stacks != NULL)
+                stacktab_expire(s->streams[i]->stacks, now);
+    }
     if (s->meta->data_exec != NULL) {
         start_exec(s);
         return;

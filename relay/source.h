@@ -8,6 +8,7 @@
 #ifndef STAPRELAY_SOURCE_H
 #define STAPRELAY_SOURCE_H
 
+#include "relay/events.h"
 #include "relay/exec.h"
 #include "relay/log.h"
 #include "relay/metadata.h"
@@ -52,6 +53,7 @@ typedef struct source {
     struct stat data_st;     /* identity of the file last parsed */
     bool data_st_valid;
     snapshot *snap;          /* NULL = no values */
+    event_stream **streams;  /* one per meta->events */
     uint64_t generation;     /* bumped whenever snap changes */
     double last_ok;          /* ev_now() of the last good data read, 0 = never */
     uint64_t host_checked;   /* the host's mark: metadata_loads it validated */

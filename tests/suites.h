@@ -12,5 +12,6 @@ Suite *source_suite(void);
 Suite *idmap_suite(void);
 Suite *stack_suite(void);
 Suite *evqueue_suite(void);
+Suite *events_suite(void);
 Suite *instances_suite(void);
 #endif

@@ -1,0 +1,139 @@
+/* stacktab: bounded table of stacks and counts. */
+#include "relay/stacktab.h"
+#include "relay/stack.h"
+#include "relay/strmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct stacktab {
+    stack_entry *entries;
+    size_t n, cap, max;
+    double expiry;
+    strmap *index;       /* instance name -> position */
+    uint64_t generation;
+    uint64_t evicted;
+};
+
+stacktab *stacktab_new(size_t max_entries, double expiry)
+{
+    stacktab *t = calloc(1, sizeof(*t));
+    if (t == NULL)
+        return NULL;
+    t->max = max_entries ? max_entries : 1;
+    t->expiry = expiry;
+    t->index = strmap_new();
+    if (t->index == NULL) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void stacktab_free(stacktab *t)
+{
+    if (t == NULL)
+        return;
+    for (size_t i = 0; i < t->n; i++)
+        free(t->entries[i].name);
+    free(t->entries);
+    strmap_free(t->index);
+    free(t);
+}
+
+/* Remove entry i by moving the last one into its place. */
+static void remove_at(stacktab *t, size_t i)
+{
+    strmap_del(t->index, t->entries[i].name);
+    free(t->entries[i].name);
+    t->n--;
+    if (i != t->n) {
+        t->entries[i] = t->entries[t->n];
+        strmap_put(t->index, t->entries[i].name, (int64_t)i);
+    }
+    t->generation++;
+    t->evicted++;
+}
+
+static int by_last_seen(const void *a, const void *b)
+{
+    double x = **(const double *const *)a, y = **(const double *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Evict the least recently seen tenth in one pass, so a full table costs
+ * one sort per max/10 new stacks, not a scan per stack. */
+static void evict_coldest(stacktab *t)
+{
+    size_t k = t->n / 10 ? t->n / 10 : 1;
+    const double **order = malloc(t->n * sizeof(*order));
+    if (order == NULL)
+        return;
+    for (size_t i = 0; i < t->n; i++)
+        order[i] = &t->entries[i].last_seen;
+    qsort(order, t->n, sizeof(*order), by_last_seen);
+    double cutoff = *order[k - 1];
+    free(order);
+    for (size_t i = t->n; i-- > 0 && k > 0;)
+        if (t->entries[i].last_seen <= cutoff) {
+            remove_at(t, i);
+            k--;
+        }
+}
+
+void stacktab_add(stacktab *t, const char *folded, uint64_t weight, double now)
+{
+    char *name = stack_instance_name(folded);
+    if (name == NULL)
+        return;
+    int64_t pos;
+    if (strmap_get(t->index, name, &pos)) {
+        t->entries[pos].count += weight;
+        t->entries[pos].last_seen = now;
+        free(name);
+        return;
+    }
+    if (t->n >= t->max)
+        evict_coldest(t);
+    if (t->n == t->cap) {
+        size_t nc = t->cap ? t->cap * 2 : 64;
+        stack_entry *ne = realloc(t->entries, nc * sizeof(*ne));
+        if (ne == NULL) {
+            free(name);
+            return;
+        }
+        t->entries = ne;
+        t->cap = nc;
+    }
+    t->entries[t->n] = (stack_entry){name, weight, now};
+    strmap_put(t->index, name, (int64_t)t->n);
+    t->n++;
+    t->generation++;
+}
+
+void stacktab_expire(stacktab *t, double now)
+{
+    for (size_t i = t->n; i-- > 0;)
+        if (now - t->entries[i].last_seen > t->expiry)
+            remove_at(t, i);
+}
+
+size_t stacktab_count(const stacktab *t)
+{
+    return t->n;
+}
+
+const stack_entry *stacktab_entry(const stacktab *t, size_t i)
+{
+    return i < t->n ? &t->entries[i] : NULL;
+}
+
+uint64_t stacktab_generation(const stacktab *t)
+{
+    return t->generation;
+}
+
+uint64_t stacktab_evicted(const stacktab *t)
+{
+    return t->evicted;
+}

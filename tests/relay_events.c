@@ -1,0 +1,212 @@
+/* Suite: event metadata, record ingest (duplicates, gaps, rejects,
+ * producer drops), stacks table bounds, histogram buckets. */
+#include "relay/events.h"
+#include "relay/metadata.h"
+#include "relay/snapshot.h"
+#include "relay/stacktab.h"
+#include "tests/suites.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *event_meta =
+    "{\"prefix\": \"prof\", \"metrics\": ["
+    " {\"name\": \"samples\", \"type\": \"event\", \"pointer\": \"/samples\","
+    "  \"timestamp\": \"/ts\", \"timestamp_units\": \"usec\", \"sequence\": \"/seq\","
+    "  \"dropped\": \"/dropped\", \"fields\": ["
+    "   {\"name\": \"stack\", \"pointer\": \"/stack\", \"type\": \"stack\"},"
+    "   {\"name\": \"pid\", \"pointer\": \"/pid\", \"type\": \"integer\"},"
+    "   {\"name\": \"comm\", \"pointer\": \"/comm\", \"type\": \"string\", \"optional\": true},"
+    "   {\"name\": \"count\", \"pointer\": \"/n\", \"type\": \"integer\", \"optional\": true},"
+    "   {\"name\": \"records\", \"pointer\": \"/r\", \"type\": \"integer\"}]},"
+    " {\"name\": \"lat\", \"type\": \"histogram\", \"pointer\": \"/lat\", \"units\": \"nanosec\"}]}";
+
+static source_meta *parse(const char *text)
+{
+    char err[256] = "";
+    source_meta *m = metadata_parse(text, strlen(text), "d", err, sizeof(err));
+    ck_assert_msg(m != NULL, "%s", err);
+    return m;
+}
+
+START_TEST(event_metadata_parsed)
+{
+    source_meta *m = parse(event_meta);
+    ck_assert_uint_eq(m->nevents, 1);
+    const meta_event *e = &m->events[0];
+    ck_assert_str_eq(e->name, "samples");
+    ck_assert_uint_eq(e->nfields, 4);            /* "records" is reserved */
+    ck_assert_int_eq(e->stack_field, 0);
+    ck_assert_int_eq(e->count_field, 3);
+    ck_assert_int_eq(e->ts_scale, 1000);
+    ck_assert(e->fields[2].optional);
+    ck_assert_uint_eq(m->nproblems, 1);
+    ck_assert_ptr_nonnull(strstr(m->problems[0], "\"records\" is reserved"));
+    /* the histogram is one counter metric over a bucket array */
+    ck_assert_uint_eq(m->nmetrics, 1);
+    ck_assert_str_eq(m->metrics[0].name, "lat");
+    ck_assert_int_eq(m->metrics[0].semantics, SEM_COUNTER);
+    ck_assert(m->arrays[m->metrics[0].array].histogram);
+    metadata_free(m);
+}
+END_TEST
+
+typedef struct {
+    int n;
+    char stacks[8][200];
+    int64_t pid[8];
+    int64_t when[8];
+} seen_records;
+
+static int collect(void *arg, const void *data, size_t len, int64_t when)
+{
+    seen_records *s = arg;
+    field_value v[4];
+    ck_assert_int_eq(event_blob_decode(data, len, v, 4), 0);
+    snprintf(s->stacks[s->n], 200, "%.*s", (int)v[0].slen, v[0].s);
+    s->pid[s->n] = v[1].i;
+    s->when[s->n] = when;
+    s->n++;
+    return 0;
+}
+
+static void ingest(event_stream *es, const char *doc)
+{
+    json_t *d = json_loads(doc, 0, NULL);
+    ck_assert_ptr_nonnull(d);
+    event_stream_ingest(es, d, 1764450000000000000LL, NULL, "test");
+    json_decref(d);
+}
+
+START_TEST(event_ingest_dedup_gaps_rejects)
+{
+    source_meta *m = parse(event_meta);
+    event_limits lim = {1 << 20, 4096, 100, 600};
+    event_stream *es = event_stream_new(&m->events[0], &lim);
+    uint64_t missed;
+    seen_records r = {0};
+    evqueue_read(es->queue, 1, 1 << 20, &missed, collect, &r);   /* register */
+    ingest(es, "{\"dropped\": 2, \"samples\": ["
+               "{\"seq\": 1, \"ts\": 1764449999000000, \"pid\": 7, \"comm\": \"a\","
+               " \"stack\": \" 0xffffffff8103ce3b : native_safe_halt+0xb/0xd [kernel]\\n"
+               " 0xffffffff8101c6dd : default_idle+0x1d/0x30 [kernel]\"},"
+               "{\"seq\": 2, \"ts\": 1764449999000001, \"pid\": 8, \"stack\": \"x;y\", \"n\": 5}]}");
+    /* the same document again (a plain file re-read), then a gap of 2 */
+    ingest(es, "{\"dropped\": 2, \"samples\": [{\"seq\": 2, \"ts\": 1764449999000001, \"pid\": 8,"
+               " \"stack\": \"x;y\"}]}");
+    ingest(es, "{\"dropped\": 5, \"samples\": ["
+               "{\"seq\": 5, \"ts\": 1764449999000002, \"pid\": 9, \"stack\": \"x;y\"},"
+               "{\"seq\": 6, \"ts\": 1764449999000003, \"stack\": \"x;y\"},"
+               "{\"seq\": 7, \"ts\": 1764449999000003, \"pid\": \"nine\", \"stack\": \"x\"},"
+               "{\"seq\": 8, \"ts\": 12, \"pid\": 9, \"stack\": \"x\"},"
+               "{\"seq\": 9, \"ts\": 1764449999000004, \"pid\": 9, \"stack\": \"\\n\"},"
+               "17]}");
+    ck_assert_uint_eq(es->received, 3);
+    ck_assert_uint_eq(es->duplicates, 1);
+    ck_assert_uint_eq(es->lost, 2 + 2 + 3);   /* producer drops 2 then +3, seq gap 3..4 */
+    ck_assert_uint_eq(es->rejected, 5);
+    ck_assert_ptr_nonnull(strstr(es->last_reject, "record is not an object"));
+    evqueue_read(es->queue, 1, 1 << 20, &missed, collect, &r);
+    ck_assert_int_eq(r.n, 3);
+    ck_assert_str_eq(r.stacks[0], "default_idle_[k];native_safe_halt_[k]");
+    ck_assert_int_eq(r.pid[0], 7);
+    ck_assert_int_eq(r.when[0], 1764449999000000000LL);
+    ck_assert_str_eq(r.stacks[2], "x;y");
+    /* stacks table: x;y weighted 5 + 1, the idle stack 1 */
+    ck_assert_uint_eq(stacktab_count(es->stacks), 2);
+    const stack_entry *e0 = stacktab_entry(es->stacks, 0), *e1 = stacktab_entry(es->stacks, 1);
+    ck_assert_str_eq(e0->name, "default_idle_[k],native_safe_halt_[k]");
+    ck_assert_uint_eq(e0->count, 1);
+    ck_assert_str_eq(e1->name, "x,y");
+    ck_assert_uint_eq(e1->count, 6);
+    event_stream_free(es);
+    metadata_free(m);
+}
+END_TEST
+
+START_TEST(event_restart_and_oversize)
+{
+    source_meta *m = parse(event_meta);
+    event_limits lim = {1 << 20, 128, 100, 600};
+    event_stream *es = event_stream_new(&m->events[0], &lim);
+    ingest(es, "{\"samples\": [{\"seq\": 40, \"pid\": 1, \"ts\": 1764449999000000, \"stack\": \"a\"}]}");
+    /* a module reload starts numbering again at 1: not a duplicate */
+    ingest(es, "{\"samples\": [{\"seq\": 1, \"pid\": 1, \"ts\": 1764449999000000, \"stack\": \"a\"}]}");
+    ck_assert_uint_eq(es->received, 2);
+    ck_assert_uint_eq(es->duplicates, 0);
+    char big[400];
+    memset(big, 'f', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    char doc[600];
+    snprintf(doc, sizeof(doc),
+             "{\"samples\": [{\"seq\": 2, \"pid\": 1, \"ts\": 1764449999000000, \"stack\": \"%s\"}]}",
+             big);
+    ingest(es, doc);
+    ck_assert_uint_eq(es->rejected, 1);
+    ck_assert_ptr_nonnull(strstr(es->last_reject, "larger than max_record_size"));
+    event_stream_free(es);
+    metadata_free(m);
+}
+END_TEST
+
+START_TEST(stacktab_bounded_and_expiring)
+{
+    stacktab *t = stacktab_new(50, 10);
+    char name[32];
+    for (int i = 0; i < 200; i++) {
+        snprintf(name, sizeof(name), "main;f%d", i);
+        stacktab_add(t, name, 1, (double)i);
+    }
+    ck_assert_uint_le(stacktab_count(t), 50);
+    ck_assert_uint_ge(stacktab_evicted(t), 150);
+    /* the newest survive */
+    int found = 0;
+    for (size_t i = 0; i < stacktab_count(t); i++)
+        found |= strcmp(stacktab_entry(t, i)->name, "main,f199") == 0;
+    ck_assert(found);
+    uint64_t g = stacktab_generation(t);
+    stacktab_expire(t, 205);          /* only stacks seen after t=195 stay */
+    ck_assert_uint_le(stacktab_count(t), 5);
+    ck_assert_uint_gt(stacktab_generation(t), g);
+    stacktab_free(t);
+}
+END_TEST
+
+START_TEST(histogram_buckets_named_by_bounds)
+{
+    source_meta *m = parse(event_meta);
+    json_t *d = json_loads("{\"lat\": [{\"lo\": 0, \"hi\": 0, \"count\": 3},"
+                           " {\"lo\": 1, \"hi\": 1, \"count\": 4}, {\"lo\": 2, \"hi\": 3, \"count\": 9},"
+                           " {\"lo\": null, \"hi\": -1, \"count\": 1}, {\"lo\": 1024, \"count\": 2},"
+                           " {\"lo\": 5, \"hi\": 4, \"count\": 1}, {\"lo\": 2, \"hi\": 3, \"count\": 1}]}",
+                           0, NULL);
+    snapshot *s = snapshot_build(m, d);
+    json_decref(d);
+    const array_snapshot *as = &s->arrays[0];
+    ck_assert_uint_eq(as->ninsts, 5);
+    ck_assert_uint_eq(as->skipped, 2);     /* hi < lo, duplicate bucket */
+    ck_assert_str_eq(as->insts[0].name, "0-0");
+    ck_assert_str_eq(as->insts[2].name, "2-3");
+    ck_assert_str_eq(as->insts[3].name, "-inf--1");
+    ck_assert(as->insts[3].lo_open);
+    ck_assert_str_eq(as->insts[4].name, "1024-inf");
+    ck_assert_int_eq(as->insts[2].hi, 3);
+    ck_assert_int_eq(s->values[0][2].u.i, 9);
+    snapshot_free(s);
+    metadata_free(m);
+}
+END_TEST
+
+Suite *events_suite(void)
+{
+    Suite *s = suite_create("events");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, event_metadata_parsed);
+    tcase_add_test(tc, event_ingest_dedup_gaps_rejects);
+    tcase_add_test(tc, event_restart_and_oversize);
+    tcase_add_test(tc, stacktab_bounded_and_expiring);
+    tcase_add_test(tc, histogram_buckets_named_by_bounds);
+    suite_add_tcase(s, tc);
+    return s;
+}
