@@ -508,20 +508,44 @@ qa_value() {
         }'
 }
 
+qa_now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+qa_deadline() {
+    # Milliseconds clock value SECS (may be fractional) from now.
+    echo $(( $(qa_now_ms) + $(awk -v s="$1" 'BEGIN { printf "%d", s * 1000 }') ))
+}
+
+qa_wait_until() {
+    # qa_wait_until SECS DESCRIPTION COMMAND [ARGS...]: run COMMAND every
+    # 0.1 s until it succeeds.  On time-out prints one line and returns 1.
+    local timeout=$1 what=$2 end
+    shift 2
+    end=$(qa_deadline "$timeout")
+    until "$@" >/dev/null 2>&1; do
+        if [ "$(qa_now_ms)" -ge "$end" ]; then
+            echo "qa_wait_until: $what: not true after ${timeout}s"
+            qa_log "wait until '$what' timed out"
+            return 1
+        fi
+        sleep 0.1
+    done
+    return 0
+}
+
 qa_wait_value() {
     # qa_wait_value METRIC[INST] EXPECTED [TIMEOUT_SECONDS]
     # Poll until the value equals EXPECTED.  Strings: EXPECTED may be given
     # with or without pminfo's double quotes.  On time-out prints one
     # "qa_wait_value: ..." line (so a golden diff shows it) and returns 1.
     local spec=$1 want=$2 timeout=${3:-10} v end
-    end=$(( $(date +%s%N) / 1000000 + ${timeout%.*} * 1000 ))
+    end=$(qa_deadline "$timeout")
     while :; do
         v=$(qa_value "$spec")
         if [ "$v" = "$want" ] || [ "$v" = "\"$want\"" ]; then
             qa_log "wait $spec = $want ok"
             return 0
         fi
-        [ $(( $(date +%s%N) / 1000000 )) -lt $end ] || break
+        [ "$(qa_now_ms)" -lt "$end" ] || break
         sleep 0.1
     done
     echo "qa_wait_value: $spec: wanted $want, still ${v:-<no value>} after ${timeout}s"
@@ -529,35 +553,28 @@ qa_wait_value() {
     return 1
 }
 
+qa_has_value() {
+    [ "$(qa_pmprobe "$1" 2>/dev/null | awk '{print $2}')" -ge 1 ] 2>/dev/null
+}
+
 qa_wait_metric() {
     # qa_wait_metric METRIC [TIMEOUT]: wait until METRIC exists (dynamic
     # PMNS) and returns a value.
-    local metric=$1 timeout=${2:-10} end
-    end=$(( $(date +%s) + timeout ))
-    while :; do
-        if [ "$(qa_pmprobe "$metric" 2>/dev/null | awk '{print $2}')" -ge 1 ] 2>/dev/null; then
-            return 0
-        fi
-        [ "$(date +%s)" -lt $end ] || break
-        sleep 0.1
-    done
+    local metric=$1 timeout=${2:-10}
+    qa_wait_until "$timeout" "$metric has a value" qa_has_value "$metric" >/dev/null && return 0
     echo "qa_wait_metric: $metric: no value after ${timeout}s"
     qa_log "wait metric $metric timed out: $(qa_pmprobe "$metric" 2>&1)"
     return 1
 }
 
+qa_not_in_pmns() { ! qa_pminfo "$1" >/dev/null 2>&1; }
+
 qa_wait_gone() {
     # qa_wait_gone METRIC [TIMEOUT]: wait until METRIC is no longer in the PMNS.
-    local metric=$1 timeout=${2:-10} end
-    end=$(( $(date +%s) + timeout ))
-    while qa_pminfo "$metric" >/dev/null 2>&1; do
-        if [ "$(date +%s)" -ge $end ]; then
-            echo "qa_wait_gone: $metric: still present after ${timeout}s"
-            return 1
-        fi
-        sleep 0.1
-    done
-    return 0
+    local metric=$1 timeout=${2:-10}
+    qa_wait_until "$timeout" "$metric gone" qa_not_in_pmns "$metric" >/dev/null && return 0
+    echo "qa_wait_gone: $metric: still present after ${timeout}s"
+    return 1
 }
 
 # ---- dbpmda (no pmcd) ---------------------------------------------------------
