@@ -259,7 +259,13 @@ qa_use_staprelay() {
     QA_STAPRELAY_STATE=$QA_PMCD_DIR/staprelay-state
     QA_STAPRELAY_LOG=$QA_PMCD_DIR/log/staprelay.log
     mkdir -p "$QA_STAPRELAY_STATE"
-    qa_pmcd_agent "staprelay	$QA_STAPRELAY_DOMAIN	pipe	binary	$QA_STAPRELAY_BIN -d $QA_STAPRELAY_DOMAIN -c $conf -s $QA_STAPRELAY_STATE -l $QA_STAPRELAY_LOG"
+    local wrap=${QA_STAPRELAY_WRAP:-}
+    if [ -n "${QA_VALGRIND:-}" ]; then
+        # Memcheck the PMDA; qa_pmcd_stop turns any report into a FAIL line.
+        wrap="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --suppressions=$QA_DIR/lib/valgrind.supp --log-file=$QA_PMCD_DIR/log/valgrind.%p.log"
+        : "${QA_PMCD_TIMEOUT:=60}"
+    fi
+    qa_pmcd_agent "staprelay	$QA_STAPRELAY_DOMAIN	pipe	binary	${wrap:+$wrap }$QA_STAPRELAY_BIN -d $QA_STAPRELAY_DOMAIN -c $conf -s $QA_STAPRELAY_STATE -l $QA_STAPRELAY_LOG"
     qa_pmns_dynamic staprelay $QA_STAPRELAY_DOMAIN
 }
 
@@ -463,6 +469,13 @@ qa_pmcd_stop() {
         fi
     done
     qa_log "pmcd $pid stopped"
+    for p in "$QA_PMCD_DIR"/log/valgrind.*.log; do
+        [ -s "$p" ] || continue
+        qa_fail "valgrind reported errors in the PMDA ($(basename "$p"), see $qa_full)"
+        { echo "== $p"; cat "$p"; } >> "$qa_full"
+        mv "$p" "$p.seen"
+        rc=1
+    done
     {
         echo "== pmcd.log"; cat "$QA_PMCD_LOG"
         for p in "$QA_PMCD_DIR"/log/*.log; do
