@@ -2,6 +2,7 @@
  * fetchloop: time pmFetch round trips through a pmcd.
  *
  *   fetchloop [-h host] [-d seconds] [-n max] [-w warmup] [-i ninst] metric...
+ *   fetchloop [-h host] [-d seconds] -R newfile -T datafile -W value metric
  *
  * Looks the metrics up once, does `warmup` untimed fetches (connection and
  * PMDA caches settle), then fetches all metrics in one pmFetch, again and
@@ -13,6 +14,11 @@
  * An error is a failed pmFetch, a metric with a negative numval, or (with
  * -i) a metric whose number of values differs from ninst: a PMDA that
  * answers fast with nothing must not look good.
+ *
+ * Freshness mode (-R/-T/-W): rename newfile over datafile (an atomic data
+ * update, as a producer does it), then fetch the integer metric as fast as
+ * possible until it equals value, and print "fresh_us N fetches N" (or
+ * "fresh_us -1" if it did not within `seconds`).
  */
 #include <pcp/pmapi.h>
 #include <stdio.h>
@@ -53,17 +59,60 @@ check(pmResult *r, int ninst)
     return errs;
 }
 
+/* Time from rename(newfile, datafile) until pmFetch shows `want`. */
+static int
+freshness(pmID id, const char *newfile, const char *datafile, long long want,
+          double seconds)
+{
+    pmDesc desc;
+    double t0, t;
+    long fetches = 0;
+    int sts;
+
+    if ((sts = pmLookupDesc(id, &desc)) < 0) {
+        fprintf(stderr, "pmLookupDesc: %s\n", pmErrStr(sts));
+        return 1;
+    }
+    t0 = now();
+    if (rename(newfile, datafile) != 0) {
+        perror("rename");
+        return 1;
+    }
+    for (t = t0; t - t0 < seconds; t = now()) {
+        pmResult *r;
+        pmAtomValue v;
+
+        if (pmFetch(1, &id, &r) < 0)
+            continue;
+        fetches++;
+        if (r->vset[0]->numval == 1 &&
+            pmExtractValue(r->vset[0]->valfmt, &r->vset[0]->vlist[0], desc.type,
+                           &v, PM_TYPE_64) >= 0 && v.ll == want) {
+            pmFreeResult(r);
+            printf("fresh_us %.0f fetches %ld\n", (now() - t0) * 1e6, fetches);
+            return 0;
+        }
+        pmFreeResult(r);
+    }
+    printf("fresh_us -1 fetches %ld\n", fetches);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-    const char *host = "local:";
+    const char *host = "local:", *newfile = NULL, *datafile = NULL;
+    long long want = 0;
     double seconds = 2.0, start, end, *lat;
     long max = 1000000, warmup = 20, n = 0, i;
     int ninst = -1, nmetrics, sts, c, ctx, errs = 0;
     pmID *ids;
 
-    while ((c = getopt(argc, argv, "h:d:n:w:i:")) != -1) {
+    while ((c = getopt(argc, argv, "h:d:n:w:i:R:T:W:")) != -1) {
         switch (c) {
+        case 'R': newfile = optarg; break;
+        case 'T': datafile = optarg; break;
+        case 'W': want = strtoll(optarg, NULL, 10); break;
         case 'h': host = optarg; break;
         case 'd': seconds = atof(optarg); break;
         case 'n': max = atol(optarg); break;
@@ -98,6 +147,12 @@ main(int argc, char **argv)
             fprintf(stderr, "pmLookupName: %s: unknown metric\n", argv[optind + i]);
             return 1;
         }
+    }
+
+    if (newfile != NULL && datafile != NULL) {
+        sts = freshness(ids[0], newfile, datafile, want, seconds);
+        pmDestroyContext(ctx);
+        return sts;
     }
 
     for (i = 0; i < warmup; i++) {
