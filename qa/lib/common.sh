@@ -590,6 +590,25 @@ qa_wait_gone() {
     return 1
 }
 
+qa_pmlogger() {
+    # qa_pmlogger ARCHIVE SAMPLES INTERVAL_MS METRIC...: record an archive from
+    # the private pmcd (foreground, returns when done).  pmlogger's control
+    # files go to the private PCP_TMP_DIR, its log next to the archive.
+    local archive=$1 samples=$2 interval=$3
+    shift 3
+    {
+        echo "log mandatory on every $interval msec {"
+        printf '    %s\n' "$@"
+        echo "}"
+    } > "$archive.config"
+    env PCP_TMP_DIR="$QA_PMCD_DIR/tmp" pmlogger -h "$QA_HOST" -c "$archive.config" \
+        -s "$samples" -t "${interval}msec" -l "$archive.log" "$archive" >> "$qa_full" 2>&1 || {
+        qa_fail "pmlogger $archive failed (see $qa_full)"
+        cat "$archive.log" >> "$qa_full" 2>/dev/null
+        return 1
+    }
+}
+
 # ---- dbpmda (no pmcd) ---------------------------------------------------------
 qa_dbpmda() {
     # qa_dbpmda ROOTFILE < commands : run dbpmda with echoed commands in the
