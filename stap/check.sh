@@ -1,0 +1,237 @@
+#!/bin/sh
+# stap/check.sh - check the staprelay tapset and bundled SystemTap scripts.
+#
+#   stap/check.sh [-k] [name...]      (run from anywhere; root to install)
+#
+# What it does
+#   * installs systemtap and linux-headers-amd64 when missing (as root)
+#   * unit-tests the tapset's JSON escaper (the embedded C, built with cc)
+#     and validates every fixture in stap/fixtures with python3 json.tool
+#   * `stap -p4` (kernel-module runtime) of every stap/*.stp and
+#     stap/tests/*.stp against Debian's packaged headers (newest
+#     /usr/src/linux-headers-*-amd64), through a private copy of the
+#     runtime with the stp_task_work.c fix when those headers need it
+#   * `stap --runtime=bpf -p4` of every stap/bpf/*.stp and, where BPF can be
+#     loaded here, a short live run whose metadata.json/data.json must be
+#     valid JSON
+#   One line per check: `PASS name` or `FAIL name: reason`, then
+#   `stap: N passed, N failed`; exit status 1 when anything failed.
+#
+# Caches (under $STAPRELAY_BUILD, default build/, so repeated runs are fast):
+#   build/stapcache/home      SYSTEMTAP_DIR (tracequery + module cache)
+#   build/stapcache/runtime   patched runtime copy (when needed)
+#   build/stapcache/kbuild-R  Debian headers (symlinks) + System.map from
+#                             /proc/kallsyms (BPF tracepoints need it)
+#   -k keeps build/stapcache/out/*.ko|*.bo.
+#
+# Environment: STAPRELAY_STAP_LIVE=0 skips the live BPF runs;
+#   STAPRELAY_STAP_TIMEOUT (s, default 900) bounds each stap run.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+build=${STAPRELAY_BUILD:-$root/build}
+cache=$build/stapcache
+out=$cache/out
+keep=0
+if [ "${1:-}" = "-k" ]; then keep=1; shift; fi
+only="$*"
+tmo=${STAPRELAY_STAP_TIMEOUT:-900}
+
+npass=0
+nfail=0
+pass() { echo "PASS $1"; npass=$((npass + 1)); }
+fail() { echo "FAIL $1: $2"; nfail=$((nfail + 1)); }
+finish() {
+    echo "stap: $npass passed, $nfail failed"
+    [ "$nfail" -eq 0 ]
+    exit $?
+}
+wanted() {  # wanted NAME: selected on the command line (or no selection)
+    [ -z "$only" ] && return 0
+    for w in $only; do [ "$w" = "$1" ] && return 0; done
+    return 1
+}
+# First line of stap's error output that says what went wrong.
+reason() {
+    r=$(grep -v -e '^WARNING' -e '^Tip:' -e '^Pass [0-9]: .*failed' -e '^Number of similar' \
+              -e '^Rerun with' -e '^ *source:' -e '^ *\^' -e '^$' "$1" | head -1)
+    [ -n "$r" ] || r=$(grep -v '^WARNING' "$1" | head -1)
+    printf '%s' "${r:-unknown error}" | cut -c1-300
+}
+
+mkdir -p "$cache" "$out"
+
+# ---------------------------------------------------------------- packages
+need=""
+for p in systemtap linux-headers-amd64; do
+    st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+    case "$st" in ii*) ;; *) need="$need $p" ;; esac
+done
+if [ -n "$need" ]; then
+    if [ "$(id -u)" = 0 ]; then
+        echo "stap: installing:$need"
+        export DEBIAN_FRONTEND=noninteractive
+        { apt-get update -qq && apt-get install -y -q --no-install-recommends $need; } \
+            >"$cache/apt.log" 2>&1 || { fail packages "apt-get install$need failed (see $cache/apt.log)"; finish; }
+    else
+        fail packages "missing$need (run as root, or apt-get install them)"
+        finish
+    fi
+fi
+for t in stap stapbpf cc python3; do
+    command -v "$t" >/dev/null 2>&1 || { fail tools "$t not found"; finish; }
+done
+
+# ---------------------------------------------------- escaper unit test
+if wanted escape; then
+    sed -n '/SRL_ESCAPE_BEGIN/,/SRL_ESCAPE_END/p' "$here/tapset/staprelay.stp" >"$cache/escape_body.h"
+    if cc -O1 -Wall -Werror -DMAXSTRINGLEN=512 -I"$cache" -o "$cache/escape_test" \
+          "$here/tests/escape_test.c" >"$cache/escape_cc.log" 2>&1; then
+        if python3 "$here/tests/escape_test.py" "$cache/escape_test" >"$cache/escape.log" 2>&1; then
+            pass escape
+        else
+            fail escape "$(tail -1 "$cache/escape.log")"
+        fi
+    else
+        fail escape "cc: $(head -1 "$cache/escape_cc.log")"
+    fi
+fi
+
+# ---------------------------------------------------------------- fixtures
+if wanted fixtures; then
+    bad=""
+    n=0
+    for f in "$here"/fixtures/*/*.json; do
+        [ -e "$f" ] || continue
+        n=$((n + 1))
+        python3 -m json.tool "$f" >/dev/null 2>&1 || bad="$bad ${f#$here/}"
+    done
+    if [ -n "$bad" ]; then fail fixtures "invalid JSON:$bad"
+    elif [ "$n" -eq 0 ]; then fail fixtures "no fixtures found"
+    else pass "fixtures ($n files)"; fi
+fi
+
+# ------------------------------------------------------ headers + runtime
+hdr=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1)
+[ -n "$hdr" ] || { fail headers "no /usr/src/linux-headers-*-amd64"; finish; }
+rel=${hdr#/usr/src/linux-headers-}
+common=/usr/src/linux-headers-${rel%-amd64}-common
+[ -d "$common" ] || common=$(readlink -f "/lib/modules/$rel/source" 2>/dev/null || echo "$hdr")
+
+# A build tree made of symlinks to Debian's headers, plus a System.map of
+# the running kernel: without it stap's BPF backend refuses tracepoints
+# ("new BPF TRACEPOINT behavior not supported by target kernel").  The
+# kernel runtime uses the same tree so both share one tracequery cache.
+tree=$cache/kbuild-$rel
+if [ ! -f "$tree/.staprelay-ok" ]; then
+    rm -rf "$tree"
+    mkdir -p "$tree"
+    cp -as "$hdr/." "$tree/" 2>/dev/null
+    # Relative symlinks in the headers package would dangle in the copy.
+    for l in "$hdr"/*; do
+        [ -L "$l" ] && ln -sfn "$(readlink -f "$l")" "$tree/$(basename "$l")"
+    done
+    ln -sfn "$common" "$tree/source"
+    awk '{print $1, $2, $3}' /proc/kallsyms >"$tree/System.map" 2>/dev/null || : >"$tree/System.map"
+    touch "$tree/.staprelay-ok"
+fi
+
+export SYSTEMTAP_DIR=$cache/home
+mkdir -p "$SYSTEMTAP_DIR"
+stock=/usr/share/systemtap/runtime
+rtopt=""
+if grep -q task_work_cancel_func "$common/include/linux/task_work.h" 2>/dev/null &&
+   ! grep -q task_work_cancel_func "$stock/stp_task_work.c"; then
+    # Debian's headers carry the task_work_cancel_func() backport that
+    # systemtap < 5.2 does not know (upstream fix a64dc4e2e): patch a copy.
+    rt=$cache/runtime
+    ver=$(dpkg-query -W -f='${Version}' systemtap-runtime 2>/dev/null || echo unknown)
+    if [ "$(cat "$rt/.staprelay-stamp" 2>/dev/null)" != "$ver" ]; then
+        rm -rf "$rt"
+        cp -a "$stock" "$rt"
+        sed -i -e 's/typedef typeof(&task_work_cancel) task_work_cancel_fn;/typedef typeof(\&task_work_cancel_func) task_work_cancel_fn;/' \
+               -e 's/kallsyms_lookup_name("task_work_cancel")/kallsyms_lookup_name("task_work_cancel_func")/' \
+               "$rt/stp_task_work.c"
+        echo "$ver" >"$rt/.staprelay-stamp"
+    fi
+    rtopt="-R $rt"
+fi
+
+# ------------------------------------------------- kernel runtime, pass 4
+for s in "$here"/*.stp "$here"/tests/*.stp; do
+    [ -e "$s" ] || continue
+    name=${s#$here/}
+    name=${name%.stp}
+    wanted "$name" || continue
+    mod=$(echo "$name" | tr '/-' '__')
+    log=$out/$mod.log
+    if (cd "$out" && timeout "$tmo" stap -r "$tree" $rtopt -I "$here/tapset" -p4 -m "$mod" "$s") \
+           >"$log" 2>&1 && [ -f "$out/$mod.ko" ]; then
+        pass "$name"
+    else
+        fail "$name" "$(reason "$log")"
+    fi
+    [ "$keep" = 1 ] || rm -f "$out/$mod.ko"
+done
+
+# ------------------------------------------------------------ BPF runtime
+shim=""
+if [ "${STAPRELAY_STAP_LIVE:-1}" != 0 ] && [ "$(id -u)" = 0 ]; then
+    if cc -shared -fPIC -O2 -o "$cache/memlock_shim.so" "$here/memlock_shim.c" -ldl \
+           >"$cache/shim.log" 2>&1; then
+        shim=$cache/memlock_shim.so
+    fi
+fi
+for s in "$here"/bpf/*.stp; do
+    [ -e "$s" ] || continue
+    name=bpf/$(basename "$s" .stp)
+    wanted "$name" || continue
+    mod=staprelay_b$(basename "$s" .stp | tr '-' '_')
+    log=$out/$mod.log
+    rm -f "$out/$mod.bo"
+    if ! (cd "$out" && timeout "$tmo" stap --runtime=bpf -r "$tree" -p4 -m "$mod" "$s") \
+             >"$log" 2>&1 || [ ! -f "$out/$mod.bo" ]; then
+        fail "$name" "$(reason "$log")"
+        continue
+    fi
+    if [ -z "$shim" ]; then
+        pass "$name (p4; live run skipped)"
+        continue
+    fi
+    # Live: load it, let it collect for 2 s, read both FIFOs, unload.
+    fifo=/var/tmp/systemtap-$(id -un)/$mod
+    LD_PRELOAD=$shim stapbpf "$out/$mod.bo" >"$out/$mod.run" 2>&1 &
+    pid=$!
+    i=0
+    while [ ! -p "$fifo/data.json" ] && [ $i -lt 50 ] && kill -0 $pid 2>/dev/null; do
+        sleep 0.1; i=$((i + 1))
+    done
+    if [ ! -p "$fifo/data.json" ]; then
+        kill $pid 2>/dev/null; wait $pid 2>/dev/null
+        r=$(grep -v '^WARNING' "$out/$mod.run" | head -1 | cut -c1-200)
+        case "$r" in
+            *"Operation not permitted"*|*"ermission denied"*)
+                pass "$name (p4; live run skipped: $r)" ;;
+            *) fail "$name" "live: ${r:-stapbpf did not create $fifo}" ;;
+        esac
+        continue
+    fi
+    sleep 2
+    ok=1
+    for f in metadata.json data.json; do
+        if ! timeout 10 cat "$fifo/$f" >"$out/$mod.$f" 2>/dev/null ||
+           ! python3 -m json.tool "$out/$mod.$f" >/dev/null 2>&1; then
+            ok=0; bad=$f
+        fi
+    done
+    kill -INT $pid 2>/dev/null
+    i=0
+    while kill -0 $pid 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -KILL $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    if [ $ok = 1 ]; then pass "$name (p4 + live)"; else fail "$name" "live: $bad is not valid JSON"; fi
+    [ "$keep" = 1 ] || rm -f "$out/$mod.bo"
+done
+
+finish
