@@ -19,25 +19,44 @@
 
 struct pmda_ctx;
 
-typedef enum { REF_CONTROL, REF_SOURCE } metric_kind;
+typedef enum {
+    REF_CONTROL,          /* staprelay.control.* (index: control table) */
+    REF_SOURCE,           /* a value metric (index: meta metric) */
+    REF_EVENT,            /* <event>.records (index: meta event) */
+    REF_FIELD,            /* <event>.<field>: describes a record parameter */
+    REF_STACKS,           /* <event>.stacks counter */
+} metric_kind;
 
 /* What one pmdaMetric (through m_user) stands for. */
 typedef struct metric_ref {
     struct pmda_ctx *ctx;
     metric_kind kind;
-    source *src;          /* REF_SOURCE */
-    size_t index;         /* meta metric index, or control item */
+    source *src;          /* all but REF_CONTROL */
+    size_t index;
+    size_t field;         /* REF_FIELD: field index in the event */
     int indom_slot;       /* index into ctx->indoms, or -1 */
+    int event_array;      /* REF_EVENT: pmdaEventNewArray handle */
+    pmID *field_pmids;    /* REF_EVENT: one per field (owned) */
 } metric_ref;
+
+typedef enum { INDOM_SOURCES, INDOM_EVENTS, INDOM_ARRAY, INDOM_STACKS } indom_kind;
 
 /* What one pmdaIndom stands for. */
 typedef struct indom_ref {
-    source *src;          /* NULL: the control "sources" indom */
-    size_t array;
-    uint64_t generation;  /* snapshot generation the table reflects */
+    indom_kind kind;
+    source *src;          /* INDOM_ARRAY, INDOM_STACKS */
+    size_t index;         /* array or event index */
+    uint64_t generation;  /* data generation the table reflects */
     bool synced;
     inst_table *table;    /* borrowed from ctx->tables */
 } indom_ref;
+
+/* One event stream, for the control "events" indom. */
+typedef struct stream_ref {
+    source *src;
+    size_t event;
+    char *name;           /* "<prefix>.<event>" (owned) */
+} stream_ref;
 
 typedef struct pmda_ctx {
     pmdaInterface dispatch;
@@ -52,6 +71,12 @@ typedef struct pmda_ctx {
     pmdaIndom *indoms;
     indom_ref *indom_refs;
     size_t nindoms;
+    stream_ref *streams;  /* every event stream, in control-indom order */
+    size_t nstreams;
+    int events_serial;    /* serial of the control "events" indom */
+    inst_table *events_table;
+    char *scratch;        /* NUL-terminated copies of record strings */
+    size_t scratch_len;
     inst_table **tables;  /* by indom serial, kept across rebuilds */
     size_t ntables;
     bool names_changed;   /* tell pmcd on the next fetch */

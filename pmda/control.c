@@ -11,52 +11,89 @@ enum {
     C_NSOURCES, C_STATE, C_READS, C_READ_ERRORS, C_PARSE_ERRORS, C_EXEC_TIMEOUTS,
     C_METRIC_PROBLEMS, C_METADATA_ERRORS, C_LAST_ERROR, C_PREFIX, C_NMETRICS,
     C_DATA_AGE, C_UPDATES, C_POLL_INTERVAL, C_REBUILDS,
+    E_RECEIVED = 20, E_DELIVERED, E_DROPPED, E_MISSED, E_DUPLICATES, E_LOST, E_REJECTED,
+    E_QUEUED, E_QUEUE_BYTES, E_CLIENTS, E_LAST_REJECT, E_STACKS, E_STACKS_EVICTED,
 };
 
 const control_metric control_metrics[] = {
-    {C_NSOURCES, "nsources", PM_TYPE_U32, PM_SEM_INSTANT, false, NONE,
+    {C_NSOURCES, "nsources", PM_TYPE_U32, PM_SEM_INSTANT, INDOM_SOURCES, false, NONE,
      "Number of sources publishing metrics",
      "Sources found under the configured directories whose metadata is usable\n"
      "and whose prefix they own.  Sources in error still count."},
-    {C_STATE, "source.state", PM_TYPE_STRING, PM_SEM_INSTANT, true, NONE,
+    {C_STATE, "source.state", PM_TYPE_STRING, PM_SEM_INSTANT, INDOM_SOURCES, true, NONE,
      "State of each source",
      "waiting (no data read yet), ok, error (last read failed: no values),\n"
      "bad-metadata, duplicate-prefix or rejected (trusted directory failed\n"
      "the ownership check).  Instances are source directories."},
-    {C_READS, "source.reads", PM_TYPE_U64, PM_SEM_COUNTER, true, COUNT,
+    {C_READS, "source.reads", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_SOURCES, true, COUNT,
      "Data reads attempted per source", "Files read and data-exec commands run."},
-    {C_READ_ERRORS, "source.read_errors", PM_TYPE_U64, PM_SEM_COUNTER, true, COUNT,
+    {C_READ_ERRORS, "source.read_errors", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_SOURCES, true, COUNT,
      "Data reads that failed",
      "Open or read failures, documents over max_document_size, data-exec\n"
      "commands that failed, were killed, or exited non-zero."},
-    {C_PARSE_ERRORS, "source.parse_errors", PM_TYPE_U64, PM_SEM_COUNTER, true, COUNT,
+    {C_PARSE_ERRORS, "source.parse_errors", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_SOURCES, true, COUNT,
      "Data documents that were not valid JSON", ""},
-    {C_EXEC_TIMEOUTS, "source.exec_timeouts", PM_TYPE_U64, PM_SEM_COUNTER, true, COUNT,
+    {C_EXEC_TIMEOUTS, "source.exec_timeouts", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_SOURCES, true, COUNT,
      "data-exec commands killed by the time-out", ""},
-    {C_METRIC_PROBLEMS, "source.metric_problems", PM_TYPE_U32, PM_SEM_INSTANT, true, COUNT,
+    {C_METRIC_PROBLEMS, "source.metric_problems", PM_TYPE_U32, PM_SEM_INSTANT, INDOM_SOURCES, true, COUNT,
      "Metrics of the source currently without a value",
      "Metrics whose pointer is missing from the data or whose JSON value has\n"
      "the wrong type.  Each such metric reports no value; the others are\n"
      "unaffected.  Each problem is logged once when it appears."},
-    {C_METADATA_ERRORS, "source.metadata_errors", PM_TYPE_U64, PM_SEM_COUNTER, true, COUNT,
+    {C_METADATA_ERRORS, "source.metadata_errors", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_SOURCES, true, COUNT,
      "Problems found in the source's metadata",
      "Unusable metadata, skipped metrics, invalid semantics or units."},
-    {C_LAST_ERROR, "source.last_error", PM_TYPE_STRING, PM_SEM_INSTANT, true, NONE,
+    {C_LAST_ERROR, "source.last_error", PM_TYPE_STRING, PM_SEM_INSTANT, INDOM_SOURCES, true, NONE,
      "Most recent problem of the source", "Empty when the source is healthy."},
-    {C_PREFIX, "source.prefix", PM_TYPE_STRING, PM_SEM_DISCRETE, true, NONE,
+    {C_PREFIX, "source.prefix", PM_TYPE_STRING, PM_SEM_DISCRETE, INDOM_SOURCES, true, NONE,
      "Prefix the source publishes under", "Metrics appear as staprelay.<prefix>.<name>."},
-    {C_NMETRICS, "source.metrics", PM_TYPE_U32, PM_SEM_INSTANT, true, COUNT,
+    {C_NMETRICS, "source.metrics", PM_TYPE_U32, PM_SEM_INSTANT, INDOM_SOURCES, true, COUNT,
      "Metrics defined by the source's metadata", ""},
-    {C_DATA_AGE, "source.data_age", PM_TYPE_DOUBLE, PM_SEM_INSTANT, true, SECS,
+    {C_DATA_AGE, "source.data_age", PM_TYPE_DOUBLE, PM_SEM_INSTANT, INDOM_SOURCES, true, SECS,
      "Seconds since the source's data was last read successfully",
      "Values are served from the last good read; this says how old it is."},
-    {C_UPDATES, "source.updates", PM_TYPE_U64, PM_SEM_COUNTER, true, COUNT,
+    {C_UPDATES, "source.updates", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_SOURCES, true, COUNT,
      "Times the source's values were replaced", ""},
-    {C_POLL_INTERVAL, "poll_interval", PM_TYPE_DOUBLE, PM_SEM_DISCRETE, false, SECS,
+    {C_POLL_INTERVAL, "poll_interval", PM_TYPE_DOUBLE, PM_SEM_DISCRETE, INDOM_SOURCES, false, SECS,
      "Seconds between source refreshes", "From the configuration (poll_interval)."},
-    {C_REBUILDS, "namespace_changes", PM_TYPE_U64, PM_SEM_COUNTER, false, COUNT,
+    {C_REBUILDS, "namespace_changes", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_SOURCES, false, COUNT,
      "Times the metric namespace was rebuilt",
      "Sources appearing or vanishing, metadata changes, prefix ownership moves."},
+    {E_RECEIVED, "events.received", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_EVENTS, true, COUNT,
+     "Event records accepted from the source",
+     "Valid, new records queued for clients.  Instances are <prefix>.<event>."},
+    {E_DELIVERED, "events.delivered", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_EVENTS, true, COUNT,
+     "Event records handed to clients, summed over clients", ""},
+    {E_DROPPED, "events.dropped", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_EVENTS, true, COUNT,
+     "Records evicted from a full queue before every client read them",
+     "The queue is bounded by event_queue_size; the oldest records go first and\n"
+     "each client that had not read them gets a MISSED record with the count."},
+    {E_MISSED, "events.missed", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_EVENTS, true, COUNT,
+     "Records clients missed (reported to them as MISSED records), summed", ""},
+    {E_DUPLICATES, "events.duplicates", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_EVENTS, true, COUNT,
+     "Records dropped because their sequence number was already seen",
+     "A plain file read twice yields the same records again."},
+    {E_LOST, "events.lost", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_EVENTS, true, COUNT,
+     "Records lost at the source",
+     "Gaps in sequence numbers plus the producer's own count of records it\n"
+     "could not buffer (the event's \"dropped\" pointer)."},
+    {E_REJECTED, "events.rejected", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_EVENTS, true, COUNT,
+     "Records rejected as malformed",
+     "Missing field, wrong type, a stack with no frames, an absurd timestamp or\n"
+     "a record larger than max_record_size; see events.last_reject."},
+    {E_QUEUED, "events.queued", PM_TYPE_U64, PM_SEM_INSTANT, INDOM_EVENTS, true, COUNT,
+     "Records waiting in the queue", ""},
+    {E_QUEUE_BYTES, "events.queue_bytes", PM_TYPE_U64, PM_SEM_INSTANT, INDOM_EVENTS, true,
+     PMDA_PMUNITS(1, 0, 0, PM_SPACE_BYTE, 0, 0), "Memory held by the queue", ""},
+    {E_CLIENTS, "events.clients", PM_TYPE_U32, PM_SEM_INSTANT, INDOM_EVENTS, true, COUNT,
+     "Client contexts reading the stream", ""},
+    {E_LAST_REJECT, "events.last_reject", PM_TYPE_STRING, PM_SEM_INSTANT, INDOM_EVENTS, true,
+     NONE, "Why the last rejected record was rejected", ""},
+    {E_STACKS, "events.stacks", PM_TYPE_U32, PM_SEM_INSTANT, INDOM_EVENTS, true, COUNT,
+     "Distinct stacks currently in the stream's stacks counter", ""},
+    {E_STACKS_EVICTED, "events.stacks_evicted", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_EVENTS, true,
+     COUNT, "Stacks removed from the stacks counter (expired or evicted)",
+     "Bounded by max_stacks; stacks unseen for stack_expiry seconds expire."},
 };
 const size_t control_nmetrics = sizeof(control_metrics) / sizeof(control_metrics[0]);
 
@@ -68,10 +105,41 @@ const control_metric *control_lookup(int item)
     return NULL;
 }
 
+static int event_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtomValue *atom)
+{
+    if (pos < 0 || (size_t)pos >= ctx->nstreams)
+        return PM_ERR_INST;
+    const stream_ref *sr = &ctx->streams[pos];
+    const event_stream *es = sr->src->streams ? sr->src->streams[sr->event] : NULL;
+    if (es == NULL)
+        return PMDA_FETCH_NOVALUES;
+    evqueue_stats st;
+    evqueue_get_stats(es->queue, &st);
+    switch (cm->item) {
+    case E_RECEIVED: atom->ull = es->received; break;
+    case E_DELIVERED: atom->ull = st.delivered; break;
+    case E_DROPPED: atom->ull = st.dropped; break;
+    case E_MISSED: atom->ull = st.missed; break;
+    case E_DUPLICATES: atom->ull = es->duplicates; break;
+    case E_LOST: atom->ull = es->lost; break;
+    case E_REJECTED: atom->ull = es->rejected; break;
+    case E_QUEUED: atom->ull = st.queued; break;
+    case E_QUEUE_BYTES: atom->ull = st.bytes; break;
+    case E_CLIENTS: atom->ul = st.clients; break;
+    case E_LAST_REJECT: atom->cp = (char *)es->last_reject; break;
+    case E_STACKS: atom->ul = es->stacks ? (uint32_t)stacktab_count(es->stacks) : 0; break;
+    case E_STACKS_EVICTED: atom->ull = es->stacks ? stacktab_evicted(es->stacks) : 0; break;
+    default: return PM_ERR_PMID;
+    }
+    return PMDA_FETCH_STATIC;
+}
+
 int control_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtomValue *atom)
 {
     relay *r = ctx->relay;
-    if (!cm->per_source) {
+    if (cm->per_instance && cm->indom == INDOM_EVENTS)
+        return event_fetch(ctx, cm, pos, atom);
+    if (!cm->per_instance) {
         switch (cm->item) {
         case C_NSOURCES:
             atom->ul = (uint32_t)relay_active_sources(r);

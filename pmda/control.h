@@ -11,7 +11,8 @@ typedef struct control_metric {
     const char *name;     /* below staprelay.control. */
     int type;
     int sem;
-    bool per_source;
+    indom_kind indom;     /* INDOM_SOURCES or INDOM_EVENTS when per_instance */
+    bool per_instance;
     pmUnits units;
     const char *oneline;
     const char *help;
@@ -21,7 +22,7 @@ extern const control_metric control_metrics[];
 extern const size_t control_nmetrics;
 
 const control_metric *control_lookup(int item);
-/* Value of one control metric; inst is a position in the sources indom. */
+/* Value of one control metric; pos is a position in its indom. */
 int control_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtomValue *atom);
 
 #endif

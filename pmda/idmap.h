@@ -15,6 +15,8 @@
 #define IDMAP_MAX_CLUSTER 4095   /* 12 bits; cluster 0 is staprelay.control */
 #define IDMAP_MAX_ITEM 1023      /* 10 bits */
 #define IDMAP_MAX_SERIAL 4194303 /* 22 bits; serial 0 is the sources indom */
+/* Reserved for staprelay.control.events.*; never handed out to a source. */
+#define IDMAP_EVENTS_SERIAL IDMAP_MAX_SERIAL
 
 typedef struct idmap idmap;
 

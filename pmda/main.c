@@ -98,7 +98,11 @@ static void init_dispatch(pmda_ctx *ctx)
     dp->version.seven.pmid = namespace_pmid;
     dp->version.seven.name = namespace_name;
     dp->version.seven.children = namespace_children;
+    dp->version.seven.label = values_label;
     pmdaSetFetchCallBack(dp, values_fetch_callback);
+    pmdaSetEndContextCallBack(dp, values_end_context);
+    pmdaSetLabelCallBack(dp, values_instance_labels);
+    values_ctx = ctx;
     pmdaSetData(dp, ctx);
 }
 

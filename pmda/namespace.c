@@ -81,19 +81,29 @@ static int add_indom(tables *t, pmInDom indom, const indom_ref *ref)
 
 static void add_control(pmda_ctx *ctx, tables *t)
 {
-    indom_ref iref = {.src = NULL, .table = table_for(ctx, 0)};
-    int slot = add_indom(t, pmInDom_build(ctx->domain, 0), &iref);
+    indom_ref sref = {.kind = INDOM_SOURCES, .table = table_for(ctx, 0)};
+    int sources_slot = add_indom(t, pmInDom_build(ctx->domain, 0), &sref);
+    int eserial = ctx->events_serial;
+    if (ctx->events_table == NULL)
+        ctx->events_table = inst_table_new();
+    indom_ref eref = {.kind = INDOM_EVENTS, .table = ctx->events_table};
+    int events_slot = eref.table != NULL
+                          ? add_indom(t, pmInDom_build(ctx->domain, eserial), &eref) : -1;
     for (size_t i = 0; i < control_nmetrics; i++) {
         const control_metric *cm = &control_metrics[i];
+        int slot = !cm->per_instance ? -1
+                   : cm->indom == INDOM_EVENTS ? events_slot : sources_slot;
+        if (cm->per_instance && slot < 0)
+            continue;
         pmDesc d = {
             .pmid = pmID_build(ctx->domain, 0, cm->item),
             .type = cm->type,
-            .indom = cm->per_source ? pmInDom_build(ctx->domain, 0) : PM_INDOM_NULL,
+            .indom = slot >= 0 ? t->indoms[slot].it_indom : PM_INDOM_NULL,
             .sem = cm->sem,
             .units = cm->units,
         };
-        metric_ref ref = {.ctx = ctx, .kind = REF_CONTROL, .index = i,
-                          .indom_slot = cm->per_source ? slot : -1};
+        metric_ref ref = {.ctx = ctx, .kind = REF_CONTROL, .index = i, .indom_slot = slot,
+                          .event_array = -1};
         char name[256];
         snprintf(name, sizeof(name), ROOT ".control.%s", cm->name);
         if (add_metric(t, &d, &ref) == 0)
@@ -103,35 +113,141 @@ static void add_control(pmda_ctx *ctx, tables *t)
 
 /* Units as PCP understands them; problems are reported on the source once
  * per metadata load (host_checked), not on every rebuild. */
-static pmUnits parse_units(source *s, const meta_metric *mm, bool report)
+static pmUnits parse_units(source *s, const char *name, const char *units, bool report)
 {
     pmUnits u;
     memset(&u, 0, sizeof(u));
-    if (mm->units == NULL)
+    if (units == NULL)
         return u;
     double mult = 1;
     char *errmsg = NULL;
-    if (pmParseUnitsStr(mm->units, &u, &mult, &errmsg) < 0) {
+    if (pmParseUnitsStr(units, &u, &mult, &errmsg) < 0) {
         if (report)
-            source_report(s, "metric %s: invalid units \"%s\" (%s); using none", mm->name,
-                          mm->units, errmsg ? errmsg : "unparseable");
+            source_report(s, "metric %s: invalid units \"%s\" (%s); using none", name,
+                          units, errmsg ? errmsg : "unparseable");
         free(errmsg);
         memset(&u, 0, sizeof(u));
         return u;
     }
     if (mult != 1 && report)
         source_report(s, "metric %s: units \"%s\" carry a scale factor %g, which PCP "
-                      "descriptors cannot express; ignored", mm->name, mm->units, mult);
+                      "descriptors cannot express; ignored", name, units, mult);
     return u;
 }
 
 static const int value_types[] = {
     [VT_INT64] = PM_TYPE_64, [VT_DOUBLE] = PM_TYPE_DOUBLE, [VT_STRING] = PM_TYPE_STRING,
 };
+static const int field_types[] = {
+    [FT_INT64] = PM_TYPE_64, [FT_DOUBLE] = PM_TYPE_DOUBLE, [FT_STRING] = PM_TYPE_STRING,
+    [FT_STACK] = PM_TYPE_STRING,
+};
 static const int semantics[] = {
     [SEM_INSTANT] = PM_SEM_INSTANT, [SEM_COUNTER] = PM_SEM_COUNTER,
     [SEM_DISCRETE] = PM_SEM_DISCRETE,
 };
+
+static int add_stream(pmda_ctx *ctx, source *s, size_t e)
+{
+    stream_ref *ns = realloc(ctx->streams, (ctx->nstreams + 1) * sizeof(*ns));
+    if (ns == NULL)
+        return -1;
+    ctx->streams = ns;
+    char name[600];
+    snprintf(name, sizeof(name), "%s.%s", s->meta->prefix, s->meta->events[e].name);
+    ctx->streams[ctx->nstreams] = (stream_ref){s, e, strdup(name)};
+    ctx->nstreams++;
+    return 0;
+}
+
+static int name_item(pmda_ctx *ctx, int cluster, const char *event, const char *leaf)
+{
+    char rel[600];
+    snprintf(rel, sizeof(rel), "%s.%s", event, leaf);
+    return idmap_item(ctx->ids, cluster, rel);
+}
+
+static void insert_name(pmda_ctx *ctx, pmID pmid, const char *prefix, const char *event,
+                        const char *leaf)
+{
+    char name[1200];
+    snprintf(name, sizeof(name), ROOT ".%s.%s.%s", prefix, event, leaf);
+    pmdaTreeInsert(ctx->pmns, pmid, name);
+}
+
+/* An event metric: <event>.records (PM_TYPE_EVENT), one metric per field
+ * so pmevent can name and describe the parameters, and <event>.stacks. */
+static void add_event(pmda_ctx *ctx, tables *t, source *s, int cluster, size_t e, bool report)
+{
+    const meta_event *me = &s->meta->events[e];
+    const char *prefix = s->meta->prefix;
+    pmID *fpmids = calloc(me->nfields ? me->nfields : 1, sizeof(pmID));
+    int item = name_item(ctx, cluster, me->name, "records");
+    if (fpmids == NULL || item < 0) {
+        free(fpmids);
+        if (report)
+            source_report(s, "event %s: no PMID left; not exported", me->name);
+        return;
+    }
+    for (size_t f = 0; f < me->nfields; f++) {
+        const meta_field *mf = &me->fields[f];
+        int fi = name_item(ctx, cluster, me->name, mf->name);
+        if (fi < 0)
+            continue;
+        char full[600];
+        snprintf(full, sizeof(full), "%s.%s", me->name, mf->name);
+        pmDesc d = {
+            .pmid = pmID_build(ctx->domain, cluster, fi),
+            .type = field_types[mf->type],
+            .indom = PM_INDOM_NULL,
+            .sem = PM_SEM_INSTANT,
+            .units = parse_units(s, full, mf->units, report),
+        };
+        fpmids[f] = d.pmid;
+        metric_ref ref = {.ctx = ctx, .kind = REF_FIELD, .src = s, .index = e, .field = f,
+                          .indom_slot = -1, .event_array = -1};
+        if (add_metric(t, &d, &ref) == 0)
+            insert_name(ctx, d.pmid, prefix, me->name, mf->name);
+    }
+    pmDesc d = {
+        .pmid = pmID_build(ctx->domain, cluster, item),
+        .type = PM_TYPE_EVENT,
+        .indom = PM_INDOM_NULL,
+        .sem = PM_SEM_INSTANT,
+    };
+    metric_ref ref = {.ctx = ctx, .kind = REF_EVENT, .src = s, .index = e, .indom_slot = -1,
+                      .event_array = pmdaEventNewArray(), .field_pmids = fpmids};
+    if (add_metric(t, &d, &ref) == 0)
+        insert_name(ctx, d.pmid, prefix, me->name, "records");
+    else {
+        pmdaEventReleaseArray(ref.event_array);
+        free(fpmids);
+    }
+    add_stream(ctx, s, e);
+    if (me->stack_field < 0)
+        return;
+    char arr[600];
+    snprintf(arr, sizeof(arr), "%s.stacks", me->name);
+    int serial = idmap_indom(ctx->ids, prefix, arr);
+    int sitem = name_item(ctx, cluster, me->name, "stacks");
+    if (serial <= 0 || sitem < 0)
+        return;
+    indom_ref iref = {.kind = INDOM_STACKS, .src = s, .index = e, .table = table_for(ctx, serial)};
+    if (iref.table == NULL)
+        return;
+    int slot = add_indom(t, pmInDom_build(ctx->domain, serial), &iref);
+    pmDesc sd = {
+        .pmid = pmID_build(ctx->domain, cluster, sitem),
+        .type = PM_TYPE_U64,
+        .indom = pmInDom_build(ctx->domain, serial),
+        .sem = PM_SEM_COUNTER,
+        .units = PMDA_PMUNITS(0, 0, 1, 0, 0, PM_COUNT_ONE),
+    };
+    metric_ref sref = {.ctx = ctx, .kind = REF_STACKS, .src = s, .index = e, .indom_slot = slot,
+                       .event_array = -1};
+    if (add_metric(t, &sd, &sref) == 0)
+        insert_name(ctx, sd.pmid, prefix, me->name, "stacks");
+}
 
 static void add_source(pmda_ctx *ctx, tables *t, source *s)
 {
@@ -149,7 +265,8 @@ static void add_source(pmda_ctx *ctx, tables *t, source *s)
         return;
     for (size_t a = 0; a < m->narrays; a++) {
         int serial = idmap_indom(ctx->ids, m->prefix, m->arrays[a].name);
-        indom_ref iref = {.src = s, .array = a, .table = serial > 0 ? table_for(ctx, serial) : NULL};
+        indom_ref iref = {.kind = INDOM_ARRAY, .src = s, .index = a,
+                          .table = serial > 0 ? table_for(ctx, serial) : NULL};
         slots[a] = serial > 0 && iref.table != NULL
                        ? add_indom(t, pmInDom_build(ctx->domain, serial), &iref) : -1;
     }
@@ -166,20 +283,33 @@ static void add_source(pmda_ctx *ctx, tables *t, source *s)
             .type = value_types[mm->type],
             .indom = mm->array >= 0 ? t->indoms[slots[mm->array]].it_indom : PM_INDOM_NULL,
             .sem = semantics[mm->semantics],
-            .units = parse_units(s, mm, report),
+            .units = parse_units(s, mm->name, mm->units, report),
         };
         metric_ref ref = {.ctx = ctx, .kind = REF_SOURCE, .src = s, .index = i,
-                          .indom_slot = mm->array >= 0 ? slots[mm->array] : -1};
+                          .indom_slot = mm->array >= 0 ? slots[mm->array] : -1,
+                          .event_array = -1};
         char name[1024];
         snprintf(name, sizeof(name), ROOT ".%s.%s", m->prefix, mm->name);
         if (add_metric(t, &d, &ref) == 0)
             pmdaTreeInsert(ctx->pmns, d.pmid, name);
     }
     free(slots);
+    for (size_t e = 0; e < m->nevents; e++)
+        add_event(ctx, t, s, cluster, e, report);
 }
 
 static void free_tables(pmda_ctx *ctx)
 {
+    for (size_t i = 0; i < ctx->nmetrics; i++) {
+        if (ctx->refs[i].event_array >= 0)
+            pmdaEventReleaseArray(ctx->refs[i].event_array);
+        free(ctx->refs[i].field_pmids);
+    }
+    for (size_t i = 0; i < ctx->nstreams; i++)
+        free(ctx->streams[i].name);
+    free(ctx->streams);
+    ctx->streams = NULL;
+    ctx->nstreams = 0;
     for (size_t i = 0; i < ctx->nindoms; i++)
         inst_table_clear(&ctx->indoms[i]);
     free(ctx->indoms);
@@ -203,6 +333,9 @@ void namespace_rebuild(pmda_ctx *ctx)
         pmNotifyErr(LOG_ERR, "cannot create the PMNS tree: out of memory");
         return;
     }
+    /* streams are rebuilt below: release the old tables first */
+    free_tables(ctx);
+    ctx->events_serial = IDMAP_EVENTS_SERIAL;
     add_control(ctx, &t);
     relay *r = ctx->relay;
     for (size_t i = 0; i < r->nsources; i++) {
@@ -214,7 +347,6 @@ void namespace_rebuild(pmda_ctx *ctx)
     if (rc < 0)
         pmNotifyErr(LOG_ERR, "cannot save the PMID map: %s (PMIDs stay in memory; "
                     "will retry)", pmErrStr(rc));
-    free_tables(ctx);
     ctx->metrics = t.metrics;
     ctx->refs = t.refs;
     ctx->nmetrics = t.n;
@@ -235,6 +367,8 @@ void namespace_rebuild(pmda_ctx *ctx)
 void namespace_free(pmda_ctx *ctx)
 {
     free_tables(ctx);
+    free(ctx->scratch);
+    ctx->scratch = NULL;
     if (ctx->pmns != NULL)
         pmdaTreeRelease(ctx->pmns);
     ctx->pmns = NULL;
@@ -242,6 +376,8 @@ void namespace_free(pmda_ctx *ctx)
         inst_table_free(ctx->tables[i]);
     free(ctx->tables);
     ctx->tables = NULL;
+    inst_table_free(ctx->events_table);
+    ctx->events_table = NULL;
     ctx->ntables = 0;
 }
 
@@ -298,10 +434,21 @@ int namespace_text(int ident, int type, char **buffer, pmdaExt *pmda)
             if (ctx->indoms[i].it_indom != (pmInDom)ident)
                 continue;
             const indom_ref *ir = &ctx->indom_refs[i];
-            if (ir->src == NULL)
-                return describe("Sources: one instance per source directory", type, buffer,
-                                oneline, sizeof(ctx->textbuf));
-            const char *d = ir->src->meta->arrays[ir->array].description;
+            const char *d = NULL;
+            switch (ir->kind) {
+            case INDOM_SOURCES:
+                d = "Sources: one instance per source directory";
+                break;
+            case INDOM_EVENTS:
+                d = "Event streams: one instance per <prefix>.<event>";
+                break;
+            case INDOM_ARRAY:
+                d = ir->src->meta->arrays[ir->index].description;
+                break;
+            case INDOM_STACKS:
+                d = "Distinct stacks, frames root first joined by ','";
+                break;
+            }
             return describe(d, type, buffer, oneline, sizeof(ctx->textbuf));
         }
         return PM_ERR_INDOM;
@@ -318,6 +465,28 @@ int namespace_text(int ident, int type, char **buffer, pmdaExt *pmda)
         return describe(cm->help && *cm->help ? cm->help : cm->oneline, type, buffer,
                         oneline, sizeof(ctx->textbuf));
     }
-    return describe(ref->src->meta->metrics[ref->index].description, type, buffer, oneline,
-                    sizeof(ctx->textbuf));
+    const source_meta *m = ref->src->meta;
+    const char *d = NULL;
+    switch (ref->kind) {
+    case REF_SOURCE:
+        d = m->metrics[ref->index].description;
+        break;
+    case REF_EVENT:
+        d = m->events[ref->index].description;
+        break;
+    case REF_STACKS:
+        d = "Samples per distinct stack (grafana-pcp flame graph shape)\n"
+            "One instance per stack: frames root first, joined by ','.  Stacks\n"
+            "unseen for stack_expiry seconds are dropped; at most max_stacks are kept.";
+        break;
+    case REF_FIELD: {
+        const meta_field *mf = &m->events[ref->index].fields[ref->field];
+        d = mf->description != NULL ? mf->description
+                                    : "A parameter of the event records (alone it has no value)";
+        break;
+    }
+    case REF_CONTROL:
+        break;
+    }
+    return describe(d, type, buffer, oneline, sizeof(ctx->textbuf));
 }

@@ -3,6 +3,12 @@
 #include "pmda/control.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+/* libpcp_pmda's end-context and instance-label callbacks carry no user
+ * data: this is the one pointer to the loop's context they can reach. */
+pmda_ctx *values_ctx;
 
 static void sync_sources_indom(pmda_ctx *ctx, pmdaIndom *idp, indom_ref *ir)
 {
@@ -21,12 +27,51 @@ static void sync_sources_indom(pmda_ctx *ctx, pmdaIndom *idp, indom_ref *ir)
     ir->synced = true;
 }
 
+static void sync_events_indom(pmda_ctx *ctx, pmdaIndom *idp, indom_ref *ir)
+{
+    if (ir->synced && ir->generation == ctx->rebuilds)
+        return;
+    const char **names = calloc(ctx->nstreams ? ctx->nstreams : 1, sizeof(char *));
+    if (names == NULL)
+        return;
+    for (size_t i = 0; i < ctx->nstreams; i++)
+        names[i] = ctx->streams[i].name;
+    inst_table_fill(ir->table, idp, names, NULL, NULL, ctx->nstreams);
+    free(names);
+    ir->generation = ctx->rebuilds;
+    ir->synced = true;
+}
+
+static void sync_stacks_indom(pmdaIndom *idp, indom_ref *ir)
+{
+    const source *s = ir->src;
+    const event_stream *es = s->streams != NULL ? s->streams[ir->index] : NULL;
+    if (es == NULL || es->stacks == NULL) {
+        if (idp->it_numinst > 0)
+            inst_table_clear(idp);
+        return;
+    }
+    uint64_t gen = stacktab_generation(es->stacks);
+    if (ir->synced && ir->generation == gen)
+        return;
+    size_t n = stacktab_count(es->stacks);
+    const char **names = calloc(n ? n : 1, sizeof(char *));
+    if (names == NULL)
+        return;
+    for (size_t k = 0; k < n; k++)
+        names[k] = stacktab_entry(es->stacks, k)->name;
+    inst_table_fill(ir->table, idp, names, NULL, NULL, n);
+    free(names);
+    ir->generation = gen;
+    ir->synced = true;
+}
+
 static void sync_array_indom(pmdaIndom *idp, indom_ref *ir)
 {
     const source *s = ir->src;
     if (ir->synced && ir->generation == s->generation)
         return;
-    const array_snapshot *as = s->snap != NULL ? &s->snap->arrays[ir->array] : NULL;
+    const array_snapshot *as = s->snap != NULL ? &s->snap->arrays[ir->index] : NULL;
     size_t n = as != NULL ? as->ninsts : 0;
     const char **names = calloc(n ? n : 1, sizeof(char *));
     bool *isnum = calloc(n ? n : 1, sizeof(bool));
@@ -52,10 +97,20 @@ void values_sync_indoms(pmda_ctx *ctx)
         indom_ref *ir = &ctx->indom_refs[i];
         if (ir->table == NULL)
             continue;
-        if (ir->src == NULL)
+        switch (ir->kind) {
+        case INDOM_SOURCES:
             sync_sources_indom(ctx, &ctx->indoms[i], ir);
-        else
+            break;
+        case INDOM_EVENTS:
+            sync_events_indom(ctx, &ctx->indoms[i], ir);
+            break;
+        case INDOM_ARRAY:
             sync_array_indom(&ctx->indoms[i], ir);
+            break;
+        case INDOM_STACKS:
+            sync_stacks_indom(&ctx->indoms[i], ir);
+            break;
+        }
     }
 }
 
@@ -111,6 +166,108 @@ static int source_value(const metric_ref *ref, long pos, pmAtomValue *atom)
     return PMDA_FETCH_STATIC;
 }
 
+/* Largest encoded records handed to one client in one fetch: an event
+ * array must stay below PCP's 16 MiB value limit; the rest waits. */
+#define EVENT_FETCH_BYTES (8u * 1024 * 1024)
+
+typedef struct record_builder {
+    pmda_ctx *ctx;
+    const meta_event *me;
+    const metric_ref *ref;
+    field_value *vals;
+} record_builder;
+
+static const char *scratch_string(pmda_ctx *ctx, const char *s, size_t n)
+{
+    if (n + 1 > ctx->scratch_len) {
+        char *ns = realloc(ctx->scratch, n + 1);
+        if (ns == NULL)
+            return NULL;
+        ctx->scratch = ns;
+        ctx->scratch_len = n + 1;
+    }
+    memcpy(ctx->scratch, s, n);
+    ctx->scratch[n] = '\0';
+    return ctx->scratch;
+}
+
+static int add_record(void *arg, const void *data, size_t len, int64_t when_ns)
+{
+    record_builder *b = arg;
+    if (event_blob_decode(data, len, b->vals, b->me->nfields) != 0)
+        return 0;   /* cannot happen for our own blobs; skip rather than stall */
+    struct timeval tv = {.tv_sec = when_ns / 1000000000, .tv_usec = (when_ns % 1000000000) / 1000};
+    int ea = b->ref->event_array;
+    if (pmdaEventAddRecord(ea, &tv, PM_EVENT_FLAG_POINT) < 0)
+        return -1;
+    for (size_t f = 0; f < b->me->nfields; f++) {
+        const field_value *v = &b->vals[f];
+        pmAtomValue atom;
+        int type;
+        if (!v->present || b->ref->field_pmids[f] == 0)
+            continue;
+        switch (v->type) {
+        case FT_INT64:
+            atom.ll = v->i;
+            type = PM_TYPE_64;
+            break;
+        case FT_DOUBLE:
+            atom.d = v->d;
+            type = PM_TYPE_DOUBLE;
+            break;
+        default:
+            atom.cp = (char *)scratch_string(b->ctx, v->s, v->slen);
+            if (atom.cp == NULL)
+                continue;
+            type = PM_TYPE_STRING;
+            break;
+        }
+        pmdaEventAddParam(ea, b->ref->field_pmids[f], type, &atom);
+    }
+    return 0;
+}
+
+/* Records for the client context of the current request. */
+static int event_value(const metric_ref *ref, pmAtomValue *atom)
+{
+    const source *s = ref->src;
+    event_stream *es = s->streams != NULL ? s->streams[ref->index] : NULL;
+    if (es == NULL || ref->event_array < 0)
+        return PMDA_FETCH_NOVALUES;
+    const meta_event *me = &s->meta->events[ref->index];
+    field_value *vals = calloc(me->nfields ? me->nfields : 1, sizeof(field_value));
+    if (vals == NULL)
+        return PM_ERR_GENERIC;
+    record_builder b = {ref->ctx, me, ref, vals};
+    pmdaEventResetArray(ref->event_array);
+    uint64_t missed = 0;
+    size_t n = evqueue_read(es->queue, pmdaGetContext(), EVENT_FETCH_BYTES, &missed,
+                            add_record, &b);
+    free(vals);
+    if (missed > 0) {
+        struct timeval now;
+        gettimeofday(&now, NULL);
+        pmdaEventAddMissedRecord(ref->event_array, &now, (int)(missed > INT32_MAX ? INT32_MAX
+                                                                                  : missed));
+    }
+    if (n == 0 && missed == 0)
+        return PMDA_FETCH_NOVALUES;
+    atom->vbp = (pmValueBlock *)pmdaEventGetAddr(ref->event_array);
+    return PMDA_FETCH_STATIC;
+}
+
+static int stacks_value(const metric_ref *ref, long pos, pmAtomValue *atom)
+{
+    const source *s = ref->src;
+    const event_stream *es = s->streams != NULL ? s->streams[ref->index] : NULL;
+    const stack_entry *e = es != NULL && es->stacks != NULL && pos >= 0
+                               ? stacktab_entry(es->stacks, (size_t)pos) : NULL;
+    if (e == NULL)
+        return PM_ERR_INST;
+    atom->ull = e->count;
+    return PMDA_FETCH_STATIC;
+}
+
 int values_fetch_callback(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
 {
     const metric_ref *ref = mdesc->m_user;
@@ -122,7 +279,91 @@ int values_fetch_callback(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *ato
         if (pos < 0)
             return PM_ERR_INST;
     }
-    if (ref->kind == REF_CONTROL)
+    switch (ref->kind) {
+    case REF_CONTROL:
         return control_fetch(ctx, &control_metrics[ref->index], pos, atom);
-    return source_value(ref, pos, atom);
+    case REF_SOURCE:
+        return source_value(ref, pos, atom);
+    case REF_EVENT:
+        return event_value(ref, atom);
+    case REF_STACKS:
+        return stacks_value(ref, pos, atom);
+    case REF_FIELD:
+        break;
+    }
+    return PMDA_FETCH_NOVALUES;   /* a field has values only inside records */
+}
+
+void values_end_context(int context)
+{
+    pmda_ctx *ctx = values_ctx;
+    if (ctx == NULL)
+        return;
+    relay *r = ctx->relay;
+    for (size_t i = 0; i < r->nsources; i++) {
+        source *s = r->sources[i];
+        if (s->streams == NULL || s->meta == NULL)
+            continue;
+        for (size_t e = 0; e < s->meta->nevents; e++)
+            if (s->streams[e] != NULL)
+                evqueue_end_client(s->streams[e]->queue, context);
+    }
+}
+
+static const indom_ref *indom_for(pmda_ctx *ctx, pmInDom indom, int *slot)
+{
+    for (size_t i = 0; i < ctx->nindoms; i++)
+        if (ctx->indoms[i].it_indom == indom) {
+            *slot = (int)i;
+            return &ctx->indom_refs[i];
+        }
+    return NULL;
+}
+
+static bool is_histogram(const indom_ref *ir)
+{
+    return ir != NULL && ir->kind == INDOM_ARRAY && ir->src->meta->arrays[ir->index].histogram;
+}
+
+int values_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
+{
+    pmda_ctx *ctx = pmdaExtGetData(pmda);
+    values_sync_indoms(ctx);
+    int slot;
+    if (type == PM_LABEL_INDOM) {
+        if (is_histogram(indom_for(ctx, (pmInDom)ident, &slot)))
+            pmdaAddLabels(lp, "{\"statistic\":\"histogram\"}");
+    } else if (type == PM_LABEL_ITEM) {
+        for (size_t i = 0; i < ctx->nmetrics; i++) {
+            if (ctx->metrics[i].m_desc.pmid != (pmID)ident)
+                continue;
+            const metric_ref *ref = &ctx->refs[i];
+            if (ref->kind == REF_STACKS)
+                pmdaAddLabels(lp, "{\"metrictype\":\"stacks\"}");
+            else if (ref->indom_slot >= 0 && is_histogram(&ctx->indom_refs[ref->indom_slot]))
+                pmdaAddLabels(lp, "{\"metrictype\":\"histogram\"}");
+            break;
+        }
+    }
+    return pmdaLabel(ident, type, lp, pmda);
+}
+
+int values_instance_labels(pmInDom indom, unsigned int inst, pmLabelSet **lp)
+{
+    pmda_ctx *ctx = values_ctx;
+    int slot;
+    const indom_ref *ir = ctx != NULL ? indom_for(ctx, indom, &slot) : NULL;
+    if (!is_histogram(ir) || ir->src->snap == NULL)
+        return 0;
+    long pos = inst_table_position(ir->table, &ctx->indoms[slot], inst);
+    const array_snapshot *as = &ir->src->snap->arrays[ir->index];
+    if (pos < 0 || (size_t)pos >= as->ninsts)
+        return 0;
+    const instance *in = &as->insts[pos];
+    int n = 0;
+    if (!in->lo_open && pmdaAddLabels(lp, "{\"lower_bound\":%lld}", (long long)in->lo) >= 0)
+        n++;
+    if (!in->hi_open && pmdaAddLabels(lp, "{\"upper_bound\":%lld}", (long long)in->hi) >= 0)
+        n++;
+    return n;
 }

@@ -14,4 +14,10 @@ int values_fetch_callback(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *ato
 /* Sync every instance table with its source's snapshot. */
 void values_sync_indoms(pmda_ctx *ctx);
 
+/* Event clients, labels (histogram bounds, stacks marker). */
+extern pmda_ctx *values_ctx;
+void values_end_context(int context);
+int values_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda);
+int values_instance_labels(pmInDom indom, unsigned int inst, pmLabelSet **lp);
+
 #endif

@@ -272,6 +272,8 @@ void exec_describe(const exec_result *res, double timeout, char *buf, size_t buf
     size_t k = 0;
     for (const char *p = res->errtext; *p && k + 1 < sizeof(errtext); p++)
         errtext[k++] = (*p == '\n' || *p == '\r' || *p == '\t') ? ' ' : *p;
+    while (k > 0 && errtext[k - 1] == ' ')
+        k--;
     errtext[k] = '\0';
     if (res->timed_out)
         snprintf(buf, buflen, "data-exec killed after the %.3gs time-out", timeout);

@@ -96,6 +96,7 @@ void source_free(source *s)
     free(s->meta_text);
     free(s->data_file);
     free(s->problem_hash);
+    free(s->array_hash);
     free(s->default_prefix);
     free(s->dir);
     free(s);
@@ -124,11 +125,14 @@ void source_report(source *s, const char *fmt, ...)
     vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
     s->stats.metadata_errors++;
+    snprintf(s->meta_error, sizeof(s->meta_error), "%s", buf);
     snprintf(s->last_error, sizeof(s->last_error), "%s", buf);
     log_msg(&s->relay->log, LOG_LVL_WARNING, "source %s: %s", s->dir, buf);
 }
 
 /* ---- metadata ---------------------------------------------------------- */
+
+static bool generated_file(const char *path, const struct stat *st);
 
 static bool same_stat(const struct stat *a, const struct stat *b)
 {
@@ -182,9 +186,11 @@ static void log_meta_problems(source *s)
         log_msg(&s->relay->log, LOG_LVL_WARNING, "source %s: metadata: %s", s->dir,
                 s->meta->problems[i]);
     }
-    if (s->meta->nproblems > 0)
-        snprintf(s->last_error, sizeof(s->last_error), "metadata: %s",
+    if (s->meta->nproblems > 0) {
+        snprintf(s->meta_error, sizeof(s->meta_error), "metadata: %s",
                  s->meta->problems[s->meta->nproblems - 1]);
+        snprintf(s->last_error, sizeof(s->last_error), "%s", s->meta_error);
+    }
 }
 
 static void free_streams(source *s)
@@ -221,7 +227,10 @@ static void install_meta(source *s, source_meta *m, char *text)
     s->meta = m;
     s->meta_text = text;
     free(s->problem_hash);
+    free(s->array_hash);
     s->problem_hash = m != NULL ? calloc(m->nmetrics ? m->nmetrics : 1, sizeof(uint64_t)) : NULL;
+    s->array_hash = m != NULL ? calloc(m->narrays ? m->narrays : 1, sizeof(uint64_t)) : NULL;
+    s->meta_error[0] = '\0';
     s->metric_problems = 0;
     s->data_st_valid = false;
     make_streams(s);
@@ -237,7 +246,7 @@ bool source_refresh_metadata(source *s)
         return false;    /* vanished: discovery will notice */
     }
     /* procfs files report size 0 and a fixed mtime: always re-read them */
-    bool generated = st.st_size == 0;
+    bool generated = generated_file(path, &st);
     if (!generated && s->meta_text != NULL && same_stat(&st, &s->meta_st)) {
         free(path);
         return false;
@@ -286,22 +295,37 @@ bool source_refresh_metadata(source *s)
 
 /* ---- data ---------------------------------------------------------------- */
 
-/* Log each metric's data problem once, when it appears or changes. */
+/* Log each metric's data problem once, when it appears or changes; the
+ * first current problem (else the metadata's) is the source's last error. */
 static void note_metric_problems(source *s)
 {
     char buf[400];
     s->metric_problems = 0;
+    snprintf(s->last_error, sizeof(s->last_error), "%s", s->meta_error);
+    for (size_t a = 0; a < s->meta->narrays; a++) {
+        unsigned skipped = s->snap->arrays[a].skipped;
+        uint64_t h = skipped ? (uint64_t)skipped | 1 : 0;
+        if (h != s->array_hash[a] && skipped)
+            log_msg(&s->relay->log, LOG_LVL_WARNING, "source %s: %s.%s: %u element%s dropped "
+                    "(duplicate or unusable %s)", s->dir, s->meta->prefix, s->meta->arrays[a].name,
+                    skipped, skipped == 1 ? "" : "s",
+                    s->meta->arrays[a].histogram ? "bucket bounds" : "index");
+        s->array_hash[a] = h;
+    }
+    bool first = true;
     for (size_t m = 0; m < s->meta->nmetrics; m++) {
         const char *why = snapshot_problem(s->snap, s->meta, m, buf, sizeof(buf));
         uint64_t h = why != NULL ? strmap_hash(why) | 1 : 0;
-        if (why != NULL)
+        if (why != NULL) {
             s->metric_problems++;
-        if (h != s->problem_hash[m] && why != NULL) {
+            if (first)
+                snprintf(s->last_error, sizeof(s->last_error), "metric %s: %s",
+                         s->meta->metrics[m].name, why);
+            first = false;
+        }
+        if (h != s->problem_hash[m] && why != NULL)
             log_msg(&s->relay->log, LOG_LVL_WARNING, "source %s: metric %s.%s: %s", s->dir,
                     s->meta->prefix, s->meta->metrics[m].name, why);
-            snprintf(s->last_error, sizeof(s->last_error), "metric %s: %s",
-                     s->meta->metrics[m].name, why);
-        }
         s->problem_hash[m] = h;
     }
 }
@@ -334,18 +358,21 @@ static void accept_document(source *s, const char *text, size_t len)
     s->snap = snap;
     s->generation++;
     s->last_ok = ev_now(s->relay->loop);
-    if (s->state != SRC_OK)
-        s->last_error[0] = '\0';
     s->state = SRC_OK;
     note_metric_problems(s);
 }
 
 /* An unchanged regular file need not be parsed again; generated files
  * (procfs reports size 0) and FIFOs always are. */
+static bool generated_file(const char *path, const struct stat *st)
+{
+    return !S_ISREG(st->st_mode) || strncmp(path, "/proc/", 6) == 0;
+}
+
 static bool file_unchanged(source *s)
 {
     struct stat st;
-    if (stat(s->data_file, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+    if (stat(s->data_file, &st) != 0 || generated_file(s->data_file, &st)) {
         s->data_st_valid = false;
         return false;
     }
@@ -354,6 +381,8 @@ static bool file_unchanged(source *s)
     bool same = s->data_st_valid && same_stat(&st, &s->data_st);
     s->data_st = st;
     s->data_st_valid = true;
+    if (same && s->snap != NULL)
+        s->last_ok = ev_now(s->relay->loop);   /* checked: still current */
     return same;
 }
 

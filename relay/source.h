@@ -59,9 +59,11 @@ typedef struct source {
     uint64_t host_checked;   /* the host's mark: metadata_loads it validated */
     source_state state;
     char last_error[512];
+    char meta_error[512];    /* last metadata problem; outlives data reads */
     source_stats stats;
     unsigned metric_problems;/* metrics currently without value */
     uint64_t *problem_hash;  /* per metric: last problem logged (0 = none) */
+    uint64_t *array_hash;    /* per array: last skipped-elements note logged */
     ratelimit error_rl;
     exec_job *job;
     ev_stat data_watch;
