@@ -48,7 +48,14 @@ QA_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 QA_SRC=$(cd "$QA_DIR/.." && pwd)          # repository root
 seq=$(basename "$0")
 seq=${seq%.sh}
-: "${qa_full:=$QA_DIR/$seq.full}"
+# qa/run passes qa_full (a file it moves to qa/ later) and QA_FULL_NAME;
+# messages name the file where the user will find it.
+if [ -z "${qa_full:-}" ]; then
+    qa_full=$QA_DIR/$seq.full
+    qa_full_name=qa/$seq.full
+else
+    qa_full_name=${QA_FULL_NAME:-$qa_full}
+fi
 [ -n "${QA_RUN:-}" ] || : > "$qa_full"
 qa_tmp=$(mktemp -d "${TMPDIR:-/tmp}/staprelay-qa.$seq.XXXXXX") || exit 1
 # Some PMDAs (pmdasample) drop to user pcp: they must reach their log dir.
@@ -408,7 +415,7 @@ qa_pmcd_start() {
     done
     if [ -z "$ready" ]; then
         [ -z "$QA_PMCD_PID" ] || qa_pmcd_stop >/dev/null
-        qa_fail "private pmcd did not start (see $qa_full)"
+        qa_fail "private pmcd did not start (see $qa_full_name)"
         return 1
     fi
     QA_PMCD_AGENT_PIDS=$(qa_children "$QA_PMCD_PID")
@@ -418,7 +425,7 @@ qa_pmcd_start() {
     local have
     have=$(pmprobe -h "$QA_HOST" -v pmcd.numagents | awk '{print $3}')
     if [ "$have" != "$want" ]; then
-        qa_fail "private pmcd has $have agents, expected $want (see $qa_full)"
+        qa_fail "private pmcd has $have agents, expected $want (see $qa_full_name)"
         qa_pminfo -f pmcd.agent.status >> "$qa_full" 2>&1
         qa_pmcd_stop >/dev/null
         return 1
@@ -471,7 +478,7 @@ qa_pmcd_stop() {
     qa_log "pmcd $pid stopped"
     for p in "$QA_PMCD_DIR"/log/valgrind.*.log; do
         [ -s "$p" ] || continue
-        qa_fail "valgrind reported errors in the PMDA ($(basename "$p"), see $qa_full)"
+        qa_fail "valgrind reported errors in the PMDA ($(basename "$p"), see $qa_full_name)"
         { echo "== $p"; cat "$p"; } >> "$qa_full"
         mv "$p" "$p.seen"
         rc=1
@@ -603,7 +610,7 @@ qa_pmlogger() {
     } > "$archive.config"
     env PCP_TMP_DIR="$QA_PMCD_DIR/tmp" pmlogger -h "$QA_HOST" -c "$archive.config" \
         -s "$samples" -t "${interval}msec" -l "$archive.log" "$archive" >> "$qa_full" 2>&1 || {
-        qa_fail "pmlogger $archive failed (see $qa_full)"
+        qa_fail "pmlogger $archive failed (see $qa_full_name)"
         cat "$archive.log" >> "$qa_full" 2>/dev/null
         return 1
     }
