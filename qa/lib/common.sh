@@ -107,6 +107,7 @@ qa_cleanup() {
     cd / 2>/dev/null
     if [ -n "${QA_KEEP:-}" ]; then
         qa_log "kept $qa_tmp"
+        echo "$seq: kept $qa_tmp" >&2
     else
         rm -rf "$qa_tmp"
     fi
