@@ -1,19 +1,26 @@
 #!/bin/sh
-# Run every unit-test runner given on the command line, then the qa suite,
-# and print one summary line: "check: N passed, N failed".
-# Check's own summary lines ("100%: Checks: 12, Failures: 0, Errors: 0")
-# are parsed for the counts; qa/run prints "qa: N passed, N failed".
+# make check's driver: every unit-test runner given on the command line
+# (plain and ASan/UBSan builds), the qa suite against private pmcds, the
+# PMDA under valgrind over the qa tests that exercise it, and the
+# SystemTap script checks.  Ends with one summary line:
+#   check: N passed, N failed
+# Check's summaries ("100%: Checks: 12, Failures: 0, Errors: 0") and the
+# other phases' "<name>: N passed, N failed" lines are added up.
 set -u
 passed=0
 failed=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
+# Tests that drive the PMDA through its features, re-run with the PMDA
+# under valgrind (errors and definite leaks fail the test).
+VALGRIND_QA="010 020 021 022 025 026 027 030 031"
+
 for runner in "$@"; do
     echo "== $runner"
     CK_FORK=yes "$runner" >"$log" 2>&1
     rc=$?
-    grep -v '^Running suite' "$log" | grep -E '^[0-9]+%|:[EF]:' || true
+    grep -E '^[0-9]+%|:[EF]:' "$log" || true
     line=$(grep -E '^[0-9]+%: Checks: ' "$log" | tail -1)
     if [ -z "$line" ]; then
         cat "$log"
@@ -30,20 +37,34 @@ for runner in "$@"; do
     [ $rc -eq 0 ] || [ $bad -gt 0 ] || failed=$((failed + 1))
 done
 
-echo "== qa"
-./qa/run >"$log" 2>&1
-rc=$?
-cat "$log"
-line=$(grep -E '^qa: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
-if [ -n "$line" ]; then
-    qp=$(echo "$line" | sed -E 's/qa: ([0-9]+) passed.*/\1/')
-    qf=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
-    passed=$((passed + qp))
-    failed=$((failed + qf))
-else
-    failed=$((failed + 1))
+# phase NAME COMMAND...: run a phase that ends with "NAME: N passed, N failed".
+phase() {
+    name=$1
+    shift
+    echo "== $name"
+    "$@" >"$log" 2>&1
+    rc=$?
+    cat "$log"
+    line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed" "$log" | tail -1)
+    if [ -z "$line" ]; then
+        echo "$name: no summary line (rc=$rc)"
+        failed=$((failed + 1))
+        return
+    fi
+    p=$(echo "$line" | sed -E "s/^$name: ([0-9]+) passed.*/\1/")
+    f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+    passed=$((passed + p))
+    failed=$((failed + f))
+    [ $rc -eq 0 ] || [ "$f" -gt 0 ] || failed=$((failed + 1))
+}
+
+phase qa ./qa/run
+# qa/run takes test-name prefixes; re-label its summary for this phase
+vg_run() { QA_VALGRIND=1 ./qa/run $VALGRIND_QA | sed 's/^qa: /valgrind: /'; }
+phase valgrind vg_run
+if [ -x stap/check.sh ]; then
+    phase stap ./stap/check.sh
 fi
-[ $rc -eq 0 ] || [ "${qf:-1}" -gt 0 ] || failed=$((failed + 1))
 
 echo "check: $passed passed, $failed failed"
 [ $failed -eq 0 ]
