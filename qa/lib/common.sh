@@ -246,6 +246,11 @@ qa_use_pmdajson() {
     # explicitly: pmcd's PATH may find a python3 without the pcp module.
     local conf=$1 dir=$QA_PMCD_DIR/jsonpmdas
     [ -r "$QA_SYS_PMDAS_DIR/json/pmdajson.python" ] || { qa_fail "no pmdajson"; return 1; }
+    # Its imports; without them it dies at start and pmcd drops the agent.
+    /usr/bin/python3 -c 'import jsonpointer, six, pcp.pmda' 2>/dev/null || {
+        qa_fail "pmdajson needs python3-json-pointer, python3-six, python3-pcp"
+        return 1
+    }
     mkdir -p "$dir/json"
     cp "$conf" "$dir/json/config.json"
     qa_pmcd_agent "json	137	pipe	binary	/usr/bin/env PCP_PMDAS_DIR=$dir /usr/bin/python3 $QA_SYS_PMDAS_DIR/json/pmdajson.python -d 137"
