@@ -118,6 +118,7 @@ install: all
 	[ ! -f client/staprelay.1 ] || install -m 644 client/staprelay.1 $(DESTDIR)$(MANDIR)/man1/
 	install -d $(DESTDIR)$(DATADIR)
 	cp -r stap schemas examples $(DESTDIR)$(DATADIR)/
+	find $(DESTDIR)$(DATADIR) \( -name '*.ko' -o -name '*.bo' \) -exec rm -f {} +
 
 clean:
 	rm -rf build $(PMDA_BIN) $(CLIENT_BIN)
