@@ -125,6 +125,7 @@ int input_read_stream(FILE *fp, const input_options *opt, stacktab *tab,
 
     stack_sink sink;
     stack_sink_init(&sink, tab, opt->col, opt->strip_hex);
+    stack_sink_observe(&sink, opt->on_sample, opt->on_sample_arg);
     perf_collapser *pc = NULL;
     stap_collapser *sc = NULL;
     if (fmt == INPUT_PERF)

@@ -2,8 +2,8 @@
  * text) into a stacktab.  Detects the format from the first lines unless
  * told, streams the rest line by line, and counts what it could not use.
  *
- * Future PCP inputs (live pmcd -h, archive -a) are further producers of
- * the same stack_sink; they need nothing from this file. */
+ * The PCP inputs (live pmcd -h, archive -a; pcp_input.h) are further
+ * producers of the same stack_sink and share input_options. */
 #ifndef STAPRELAY_INPUT_H
 #define STAPRELAY_INPUT_H
 
@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "client/collapse_perf.h"
+#include "client/stacksink.h"
 #include "client/stacktab.h"
 #include "client/strbuf.h"
 
@@ -26,6 +27,8 @@ typedef struct input_options {
     perf_options perf;
     bool         strip_hex;  /* diff --strip-hex */
     int          col;        /* stacktab column for single counts */
+    stack_sample_fn on_sample;   /* optional per-sample observer */
+    void        *on_sample_arg;
 } input_options;
 
 typedef struct input_stats {

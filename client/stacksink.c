@@ -9,6 +9,9 @@ void stack_sink_init(stack_sink *s, stacktab *tab, int col, bool strip_hex)
     s->col = col;
     s->strip_hex = strip_hex;
     s->stacks = 0;
+    s->first_ns = s->last_ns = STACK_TIME_UNKNOWN;
+    s->on_sample = NULL;
+    s->on_sample_arg = NULL;
     s->scratch = (strbuf)STRBUF_INIT;
 }
 
@@ -19,8 +22,20 @@ static bool is_lower_hex(char c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }
 
+void stack_sink_observe(stack_sink *s, stack_sample_fn fn, void *arg)
+{
+    s->on_sample = fn;
+    s->on_sample_arg = arg;
+}
+
 void stack_sink_add(stack_sink *s, const char *stack, size_t len,
                     double weight, int col)
+{
+    stack_sink_add_at(s, stack, len, weight, col, STACK_TIME_UNKNOWN);
+}
+
+void stack_sink_add_at(stack_sink *s, const char *stack, size_t len,
+                       double weight, int col, int64_t when_ns)
 {
     if (col < 0)
         col = s->col;
@@ -40,6 +55,14 @@ void stack_sink_add(stack_sink *s, const char *stack, size_t len,
         stack = s->scratch.buf;
         len = s->scratch.len;
     }
-    stacktab_add(s->tab, stack, len, col, weight);
+    size_t entry = stacktab_add(s->tab, stack, len, col, weight);
     s->stacks++;
+    if (when_ns != STACK_TIME_UNKNOWN) {
+        if (s->first_ns == STACK_TIME_UNKNOWN || when_ns < s->first_ns)
+            s->first_ns = when_ns;
+        if (s->last_ns == STACK_TIME_UNKNOWN || when_ns > s->last_ns)
+            s->last_ns = when_ns;
+    }
+    if (s->on_sample)
+        s->on_sample(s->on_sample_arg, entry, col, weight, when_ns);
 }

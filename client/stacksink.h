@@ -11,11 +11,25 @@
 #include "client/stacktab.h"
 #include "client/strbuf.h"
 
+/* A sample's time in nanoseconds since the epoch; inputs without
+ * per-sample times (files) deliver STACK_TIME_UNKNOWN. */
+#define STACK_TIME_UNKNOWN INT64_MIN
+
+/* Optional per-sample observer (e.g. a heat map binning samples by
+ * time).  Called after the sample went into the table, with the stack
+ * as stored (after --strip-hex) and the table entry index. */
+typedef void (*stack_sample_fn)(void *arg, size_t entry, int col,
+                                double weight, int64_t when_ns);
+
 typedef struct stack_sink {
     stacktab *tab;       /* not owned */
     int       col;       /* column for single-count input */
     bool      strip_hex; /* rewrite 0x[0-9a-f]+ as 0x... */
     uint64_t  stacks;    /* stacks delivered */
+    int64_t   first_ns;  /* earliest / latest known sample time, or */
+    int64_t   last_ns;   /* STACK_TIME_UNKNOWN when none had a time */
+    stack_sample_fn on_sample;
+    void     *on_sample_arg;
     strbuf    scratch;
 } stack_sink;
 
@@ -25,5 +39,11 @@ void stack_sink_free(stack_sink *s);
  * column. */
 void stack_sink_add(stack_sink *s, const char *stack, size_t len,
                     double weight, int col);
+/* The same with the sample's time (ns since the epoch, or
+ * STACK_TIME_UNKNOWN): PCP event records carry one. */
+void stack_sink_add_at(stack_sink *s, const char *stack, size_t len,
+                       double weight, int col, int64_t when_ns);
+/* Install an observer; NULL removes it. */
+void stack_sink_observe(stack_sink *s, stack_sample_fn fn, void *arg);
 
 #endif
