@@ -13,7 +13,11 @@
 
 static const char diff_usage[] =
     "staprelay diff [input options] [-n|--normalize] [-s|--strip-hex] "
-    "[--negate] [--elided] [--folded] [SVG options] [-o FILE] BEFORE AFTER";
+    "[--negate] [--elided] [--folded] [SVG options] [-o FILE] BEFORE AFTER\n"
+    "       staprelay diff [options] {-h BEFORE_HOST -h AFTER_HOST [-t INTERVAL] "
+    "[-T END] | -a BEFORE -a AFTER [-S START] [-T END]} METRIC...\n"
+    "       staprelay diff [options] -a ARCHIVE -S BEFORE_START [-T BEFORE_END] "
+    "-S AFTER_START [-T AFTER_END] METRIC...";
 
 static int write_two_column(FILE *out, const stacktab *tab)
 {
@@ -34,23 +38,56 @@ static int write_two_column(FILE *out, const stacktab *tab)
 int cmd_diff(int argc, char **argv)
 {
     cmd_opts o;
-    int rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_SVG | OPTS_DIFF | OPTS_TREE,
+    int rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_DIFF | OPTS_TREE,
                            argc, argv, diff_usage);
     if (rc)
         return rc == 1 ? 0 : rc;
-    if (o.nfiles != 2) {
+    bool pcp = pcp_options_active(&o.pcp);
+    if (!pcp && (o.nfiles != 2 || o.nstarts > 1 || o.nfinishes > 1)) {
         fprintf(stderr, "staprelay diff: need two inputs, BEFORE and AFTER\n"
                 "usage: %s\n", diff_usage);
         return 2;
     }
+    int nsrc = o.pcp.nhosts + o.pcp.narchives;
+    bool windows = o.nstarts == 2 || o.nfinishes == 2;
+    if (pcp && (o.nfiles != 0 || (nsrc == 2 && windows)
+                || (nsrc == 1 && (!windows || o.pcp.nhosts
+                                  || o.nstarts == 1 || o.nfinishes == 1))
+                || nsrc > 2)) {
+        fprintf(stderr, "staprelay diff: the two sides are two hosts (-h), "
+                "two archives (-a), or two -S/-T windows of one archive\n"
+                "usage: %s\n", diff_usage);
+        return 2;
+    }
+    const char *side_name[2] = { o.nfiles ? o.files[0] : NULL,
+                                 o.nfiles > 1 ? o.files[1] : NULL };
     stacktab *tab = stacktab_new();
-    rc = cmd_read_inputs(&o, o.files, 1, 0, tab);
-    if (rc == 0)
-        rc = cmd_read_inputs(&o, o.files + 1, 1, 1, tab);
+    if (!pcp) {
+        rc = cmd_read_inputs(&o, o.files, 1, 0, tab);
+        if (rc == 0)
+            rc = cmd_read_inputs(&o, o.files + 1, 1, 1, tab);
+    } else if (nsrc == 2) {
+        pcp_options po = o.pcp;
+        po.col_per_source = true;     /* both sides collected together */
+        rc = cmd_read_pcp(&o, &po, 0, tab);
+        const char *const *src = o.pcp.nhosts ? o.pcp.hosts : o.pcp.archives;
+        side_name[0] = src[0];
+        side_name[1] = src[1];
+    } else {
+        for (int side = 0; side < 2 && rc == 0; side++) {
+            pcp_options po = o.pcp;
+            po.start = o.nstarts ? o.starts[o.nstarts == 2 ? side : 0] : NULL;
+            po.finish = o.nfinishes ? o.finishes[o.nfinishes == 2 ? side : 0]
+                                    : NULL;
+            rc = cmd_read_pcp(&o, &po, side, tab);
+        }
+        side_name[0] = "the BEFORE window";
+        side_name[1] = "the AFTER window";
+    }
     double t0 = stacktab_total(tab, 0), t1 = stacktab_total(tab, 1);
     if (rc == 0 && (t0 <= 0 || t1 <= 0)) {
         fprintf(stderr, "staprelay diff: %s has no stack samples\n",
-                t0 <= 0 ? o.files[0] : o.files[1]);
+                t0 <= 0 ? side_name[0] : side_name[1]);
         rc = 2;
     }
     if (rc == 0 && o.normalize)

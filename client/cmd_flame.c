@@ -14,12 +14,14 @@ static const char flame_usage[] =
     "[--countname N] [--nametype T] [--width PX] [--height PX] "
     "[--fontsize N] [--fonttype F] [--minwidth PX|N%] [--colors PALETTE] "
     "[--hash] [--reverse] [--inverted] [--flamechart] [--sort name|weight] "
-    "[--format svg|speedscope] [-o FILE] [FILE...]";
+    "[--format svg|speedscope] [-o FILE] [FILE...]\n"
+    "       staprelay flame [SVG options] {-h HOST[:PORT]... [-t INTERVAL] "
+    "[-T END] | -a ARCHIVE... [-S START] [-T END]} [--by-host] METRIC...";
 
 int cmd_flame(int argc, char **argv)
 {
     cmd_opts o;
-    int rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_SVG | OPTS_TREE, argc, argv,
+    int rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_TREE, argc, argv,
                            flame_usage);
     if (rc)
         return rc == 1 ? 0 : rc;

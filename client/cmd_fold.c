@@ -11,7 +11,11 @@
 static const char fold_usage[] =
     "staprelay fold [--input-format folded|perf|stap] [--pid] [--tid] "
     "[--kernel] [--jit] [--all] [--addrs] [--format folded|speedscope] "
-    "[-o FILE] [FILE...]";
+    "[-o FILE] [FILE...]\n"
+    "       staprelay fold -h HOST[:PORT]... [-t INTERVAL] [-T END] "
+    "[--by-host] [--pid] [--tid] [-o FILE] METRIC...\n"
+    "       staprelay fold -a ARCHIVE... [-S START] [-T END] [--by-host] "
+    "[-o FILE] METRIC...";
 
 /* Sorted folded text; two count columns when the table has them. */
 static int write_folded(FILE *out, const stacktab *tab)
@@ -36,7 +40,7 @@ static int write_folded(FILE *out, const stacktab *tab)
 int cmd_fold(int argc, char **argv)
 {
     cmd_opts o;
-    int rc = cmdopts_parse(&o, OPTS_INPUT, argc, argv, fold_usage);
+    int rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_PCP, argc, argv, fold_usage);
     if (rc)
         return rc == 1 ? 0 : rc;
     const char *fmt = o.format ? o.format : "folded";

@@ -7,12 +7,14 @@
 
 static const char top_usage[] =
     "staprelay top [input options] [-n|--limit N] [--by self|total] "
-    "[--format table|json] [--countname N] [-o FILE] [FILE...]";
+    "[--format table|json] [--countname N] [-o FILE] [FILE...]\n"
+    "       staprelay top [options] {-h HOST[:PORT]... [-t INTERVAL] "
+    "[-T END] | -a ARCHIVE... [-S START] [-T END]} METRIC...";
 
 int cmd_top(int argc, char **argv)
 {
     cmd_opts o;
-    int rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_TOP, argc, argv, top_usage);
+    int rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_TOP, argc, argv, top_usage);
     if (rc)
         return rc == 1 ? 0 : rc;
     const char *fmt = o.format ? o.format : "table";

@@ -13,7 +13,7 @@ enum {
     O_FONTSIZE, O_FONTTYPE, O_FONTWIDTH, O_MINWIDTH, O_COLORS, O_HASH,
     O_REVERSE, O_INVERTED, O_FLAMECHART, O_SORT, O_FORMAT, O_NOTES,
     O_NORMALIZE, O_STRIP_HEX, O_NEGATE, O_ELIDED, O_FOLDED, O_LIMIT, O_BY,
-    O_HELP,
+    O_HELP, O_METRIC, O_BY_HOST,
 };
 
 static const struct option long_opts[] = {
@@ -51,12 +51,22 @@ static const struct option long_opts[] = {
     { "limit",        required_argument, NULL, O_LIMIT },
     { "by",           required_argument, NULL, O_BY },
     { "output",       required_argument, NULL, 'o' },
+    { "host",         required_argument, NULL, 'h' },
+    { "archive",      required_argument, NULL, 'a' },
+    { "interval",     required_argument, NULL, 't' },
+    { "start",        required_argument, NULL, 'S' },
+    { "finish",       required_argument, NULL, 'T' },
+    { "metric",       required_argument, NULL, O_METRIC },
+    { "by-host",      no_argument,       NULL, O_BY_HOST },
     { "help",         no_argument,       NULL, O_HELP },
     { NULL, 0, NULL, 0 },
 };
 
 static int group_of(int opt)
 {
+    if (opt == 'h' || opt == 'a' || opt == 't' || opt == 'S' || opt == 'T'
+        || opt == O_METRIC || opt == O_BY_HOST)
+        return OPTS_PCP;
     if (opt >= O_INPUT_FORMAT && opt <= O_ADDRS)
         return OPTS_INPUT;
     if ((opt >= O_TITLE && opt <= O_HASH) || opt == O_INVERTED
@@ -102,15 +112,17 @@ int cmdopts_parse(cmd_opts *o, int groups, int argc, char **argv,
     optind = 0;     /* GNU: full reinitialisation, callable repeatedly */
     opterr = 0;
     /* -n is --limit N for top, difffolded.pl's -n (normalise) for diff */
-    const char *shortopts = (groups & OPTS_TOP) ? "o:n:h"
-                          : (groups & OPTS_DIFF) ? "o:hsn" : "o:h";
+    /* -h is pmcd's host, as in every PCP tool; help is --help */
+    const char *shortopts = (groups & OPTS_TOP) ? "o:n:h:a:t:S:T:"
+                          : (groups & OPTS_DIFF) ? "o:snh:a:t:S:T:"
+                          : "o:h:a:t:S:T:";
     int c;
     while ((c = getopt_long(argc, argv, shortopts, long_opts, NULL)) != -1) {
         if (c == '?')
             return usage_error(o, usage, "unknown option", argv[optind - 1]);
         if (c == ':')
             return usage_error(o, usage, "missing argument", argv[optind - 1]);
-        if (c == 'h' || c == O_HELP) {
+        if (c == O_HELP) {
             printf("usage: %s\n(see staprelay(1))\n", usage);
             return 1;
         }
@@ -125,6 +137,38 @@ int cmdopts_parse(cmd_opts *o, int groups, int argc, char **argv,
         double d;
         switch (c) {
         case 'o': o->output = optarg; break;
+        case 'h':
+            if (o->pcp.nhosts == PCP_MAX_SOURCES)
+                return usage_error(o, usage, "too many -h", optarg);
+            o->pcp.hosts[o->pcp.nhosts++] = optarg;
+            break;
+        case 'a':
+            if (o->pcp.narchives == PCP_MAX_SOURCES)
+                return usage_error(o, usage, "too many -a", optarg);
+            o->pcp.archives[o->pcp.narchives++] = optarg;
+            break;
+        case 't': o->pcp.interval = optarg; break;
+        case 'S':
+            if (o->nstarts == ((groups & OPTS_DIFF) ? 2 : 1))
+                return usage_error(o, usage, (groups & OPTS_DIFF)
+                                   ? "-S given more than twice"
+                                   : "-S given twice", optarg);
+            o->starts[o->nstarts++] = optarg;
+            break;
+        case 'T':
+            if (o->nfinishes == ((groups & OPTS_DIFF) ? 2 : 1))
+                return usage_error(o, usage, (groups & OPTS_DIFF)
+                                   ? "-T given more than twice"
+                                   : "-T given twice", optarg);
+            o->finishes[o->nfinishes++] = optarg;
+            break;
+        case O_METRIC:
+            if (o->pcp.nmetrics == PCP_MAX_METRICS)
+                return usage_error(o, usage, "too many --metric", optarg);
+            o->pcp.metrics[o->pcp.nmetrics++] = optarg;
+            o->metric_opt = true;
+            break;
+        case O_BY_HOST: o->pcp.by_host = true; break;
         case O_INPUT_FORMAT:
             if (!input_format_parse(optarg, &o->in.format))
                 return usage_error(o, usage, "unknown input format", optarg);
@@ -214,6 +258,59 @@ int cmdopts_parse(cmd_opts *o, int groups, int argc, char **argv,
     }
     o->files = argv + optind;
     o->nfiles = argc - optind;
+    o->pcp.start = o->nstarts ? o->starts[0] : NULL;
+    o->pcp.finish = o->nfinishes ? o->finishes[0] : NULL;
+    if (pcp_options_active(&o->pcp) && !o->metric_opt) {
+        /* the arguments name the event metrics */
+        if (o->nfiles > PCP_MAX_METRICS)
+            return usage_error(o, usage, "too many metrics", o->files[0]);
+        for (int i = 0; i < o->nfiles; i++)
+            o->pcp.metrics[o->pcp.nmetrics++] = o->files[i];
+        o->nfiles = 0;
+    }
+    strbuf err = STRBUF_INIT;
+    pcp_options check = o->pcp;
+    if (check.nmetrics == 0 && !pcp_options_active(&check))
+        check.nmetrics = 1;     /* files only: nothing to name */
+    if (pcp_options_check(&check, &err) < 0) {
+        int rc = usage_error(o, usage, err.buf, NULL);
+        sb_free(&err);
+        return rc;
+    }
+    sb_free(&err);
+    return 0;
+}
+
+int cmd_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
+                 stacktab *tab)
+{
+    input_options in = o->in;
+    in.col = col;
+    pcp_stats st;
+    memset(&st, 0, sizeof st);
+    strbuf err = STRBUF_INIT;
+    int rc = pcp_input_read(po, &in, o->command, tab, &st, &err);
+    if (rc != 0) {
+        fprintf(stderr, "staprelay %s: %s\n", o->command, err.buf);
+        if (rc == 2)
+            fprintf(stderr, "usage: see staprelay(1), PCP INPUTS\n");
+        sb_free(&err);
+        return rc;
+    }
+    sb_free(&err);
+    if (st.missed)
+        fprintf(stderr, "staprelay %s: missed %" PRIu64 " records (the "
+                "PMDA's queue overflowed before they were fetched)\n",
+                o->command, st.missed);
+    if (st.ignored)
+        fprintf(stderr, "staprelay %s: ignored %" PRIu64 " records without "
+                "a usable stack\n", o->command, st.ignored);
+    if (st.records == 0)
+        fprintf(stderr, "staprelay %s: no event records%s\n", o->command,
+                po->nhosts ? " arrived" : " in the archive");
+    else if (st.stacks == 0 && st.outside)
+        fprintf(stderr, "staprelay %s: all %" PRIu64 " records are outside "
+                "the -S/-T window\n", o->command, st.outside);
     return 0;
 }
 
@@ -223,7 +320,11 @@ int cmd_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
     input_options in = o->in;
     in.col = col;
     char *stdin_only[] = { "-" };
-    if (nfiles == 0) {
+    if (pcp_options_active(&o->pcp)) {
+        int rc = cmd_read_pcp(o, &o->pcp, col, tab);
+        if (rc != 0 || nfiles == 0)
+            return rc;
+    } else if (nfiles == 0) {
         files = stdin_only;
         nfiles = 1;
     }
@@ -278,6 +379,11 @@ int cmd_close_output(const cmd_opts *o, FILE *out)
 
 int cmd_empty_input(const cmd_opts *o)
 {
+    if (pcp_options_active(&o->pcp) && o->nfiles == 0) {
+        fprintf(stderr, "staprelay %s: no stack samples from %s\n",
+                o->command, o->pcp.metrics[0]);
+        return 2;
+    }
     fprintf(stderr, "staprelay %s: no stack samples found in the input "
             "(expected folded stacks, perf script output or SystemTap "
             "backtraces)\n", o->command);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include "client/flamesvg.h"
 #include "client/input.h"
+#include "client/pcp_input.h"
 #include "client/stacktab.h"
 
 enum {
@@ -17,6 +18,7 @@ enum {
     OPTS_DIFF  = 1 << 2,   /* --normalize --strip-hex --negate --elided --folded */
     OPTS_TOP   = 1 << 3,   /* --limit --by */
     OPTS_TREE  = 1 << 4,   /* --reverse --sort */
+    OPTS_PCP   = 1 << 5,   /* -h -a -t -S -T --metric --by-host */
 };
 
 typedef struct cmd_opts {
@@ -34,6 +36,14 @@ typedef struct cmd_opts {
     const char   *by;
     char        **files;
     int           nfiles;
+    /* PCP inputs.  With -h/-a the arguments are event metric names,
+     * unless --metric names it; then they are files merged in. */
+    pcp_options   pcp;
+    bool          metric_opt;  /* --metric given */
+    const char   *starts[2];   /* -S, -T as given (diff takes two) */
+    int           nstarts;
+    const char   *finishes[2];
+    int           nfinishes;
 } cmd_opts;
 
 /* Parse argv (argv[0] is the command name).  Returns 0, or 2 after
@@ -42,10 +52,16 @@ typedef struct cmd_opts {
 int cmdopts_parse(cmd_opts *o, int groups, int argc, char **argv,
                   const char *usage);
 
-/* Read the named files (or stdin) into tab, column col.  Prints
- * "ignored N lines" notes.  Returns 0 or 1 (I/O error). */
+/* Read the PCP sources (when -h/-a was given) and the named files (or
+ * stdin, when there is neither) into tab, column col.  Prints
+ * "ignored N lines" / "missed N records" notes.  Returns 0, 1 (I/O
+ * error) or 2 (usage error). */
 int cmd_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
                     stacktab *tab);
+/* Read PCP sources only, with the given options (diff builds its
+ * sides from o->pcp).  Same notes and return values. */
+int cmd_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
+                 stacktab *tab);
 
 /* Open -o (or stdout).  Returns NULL after printing an error. */
 FILE *cmd_open_output(const cmd_opts *o);
