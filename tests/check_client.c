@@ -15,6 +15,7 @@ Suite *client_flamesvg_suite(void);
 Suite *client_top_suite(void);
 Suite *client_speedscope_suite(void);
 Suite *client_commands_suite(void);
+Suite *client_pcp_suite(void);
 
 int main(void)
 {
@@ -30,6 +31,7 @@ int main(void)
     srunner_add_suite(sr, client_top_suite());
     srunner_add_suite(sr, client_speedscope_suite());
     srunner_add_suite(sr, client_commands_suite());
+    srunner_add_suite(sr, client_pcp_suite());
     srunner_run_all(sr, CK_NORMAL);
     int nf = srunner_ntests_failed(sr);
     srunner_free(sr);
