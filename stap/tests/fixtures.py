@@ -346,10 +346,11 @@ def scen_profile():
 
 
 def scen_profile_chunked():
-    # stap -G staprelay_data_limit=4096 ... profile.stp: five samples are
-    # queued before the first read; the first read takes the ones that fit,
-    # the second read (after two more samples) the rest.
-    s = profile_source(data_limit=4096)
+    # stap -G staprelay_data_limit=2048 ... profile.stp: five samples are
+    # queued before the first read, two more before the second.  Each read
+    # takes the oldest records that fit in 2048 bytes (1-2, then 3-4); the
+    # others wait, in order, for later reads.
+    s = profile_source(data_limit=2048)
     for i in range(5):
         sample(s, i, 4242 + i % 2, 'cat' if i % 2 == 0 else 'gnome-shell',
                K_READ if i % 2 == 0 else K_POLL, U_READ if i % 2 == 0 else U_POLL, i % 2)
