@@ -224,7 +224,7 @@ static void add_event(pmda_ctx *ctx, tables *t, source *s, int cluster, size_t e
         free(fpmids);
     }
     add_stream(ctx, s, e);
-    if (me->stack_field < 0)
+    if (me->stack_field < 0 || !me->stacks_metric)
         return;
     char arr[600];
     snprintf(arr, sizeof(arr), "%s.stacks", me->name);

@@ -331,8 +331,13 @@ int values_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
     values_sync_indoms(ctx);
     int slot;
     if (type == PM_LABEL_INDOM) {
-        if (is_histogram(indom_for(ctx, (pmInDom)ident, &slot)))
+        const indom_ref *ir = indom_for(ctx, (pmInDom)ident, &slot);
+        if (is_histogram(ir)) {
             pmdaAddLabels(lp, "{\"statistic\":\"histogram\"}");
+            const char *bu = ir->src->meta->arrays[ir->index].bound_units;
+            if (bu != NULL && strchr(bu, '"') == NULL && strchr(bu, '\\') == NULL)
+                pmdaAddLabels(lp, "{\"bound_units\":\"%s\"}", bu);
+        }
     } else if (type == PM_LABEL_ITEM) {
         for (size_t i = 0; i < ctx->nmetrics; i++) {
             if (ctx->metrics[i].m_desc.pmid != (pmID)ident)
@@ -342,6 +347,8 @@ int values_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
                 pmdaAddLabels(lp, "{\"metrictype\":\"stacks\"}");
             else if (ref->indom_slot >= 0 && is_histogram(&ctx->indom_refs[ref->indom_slot]))
                 pmdaAddLabels(lp, "{\"metrictype\":\"histogram\"}");
+            if (ref->kind == REF_SOURCE && ref->src->meta->metrics[ref->index].labels != NULL)
+                pmdaAddLabels(lp, "%s", ref->src->meta->metrics[ref->index].labels);
             break;
         }
     }

@@ -68,6 +68,7 @@ void metadata_free(source_meta *m)
         free(m->arrays[i].pointer);
         free(m->arrays[i].index);
         free(m->arrays[i].description);
+        free(m->arrays[i].bound_units);
     }
     free(m->arrays);
     for (size_t i = 0; i < m->nmetrics; i++) {
@@ -75,6 +76,7 @@ void metadata_free(source_meta *m)
         free(m->metrics[i].pointer);
         free(m->metrics[i].units);
         free(m->metrics[i].description);
+        free(m->metrics[i].labels);
     }
     free(m->metrics);
     for (size_t i = 0; i < m->nevents; i++) {
@@ -283,6 +285,29 @@ static int add_metric(source_meta *m, meta_metric *mm)
 static void parse_metric_list(source_meta *m, name_space *ns, json_t *list,
                               const char *parent, int array);
 
+/* "labels": an object of names to strings, numbers or booleans, kept as
+ * compact JSON for the PMDA to hand to pmdaAddLabels. */
+static char *labels_text(source_meta *m, const char *where, json_t *jm)
+{
+    json_t *l = json_object_get(jm, "labels");
+    if (l == NULL)
+        return NULL;
+    const char *key;
+    json_t *v;
+    int ok = json_is_object(l);
+    if (ok)
+        json_object_foreach(l, key, v) {
+            ok &= metadata_name_ok(key) && strchr(key, '.') == NULL &&
+                  (json_is_string(v) || json_is_number(v) || json_is_boolean(v));
+        }
+    if (!ok) {
+        problem(m, "%s: \"labels\" must map simple names to strings, numbers or booleans; "
+                "ignored", where);
+        return NULL;
+    }
+    return json_object_size(l) ? json_dumps(l, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+}
+
 static meta_array *new_array(source_meta *m)
 {
     meta_array *na = realloc(m->arrays, (m->narrays + 1) * sizeof(*na));
@@ -320,10 +345,13 @@ static void parse_histogram(source_meta *m, name_space *ns, json_t *jm, const ch
     mm.pointer = strdup("/count");
     mm.type = VT_INT64;
     mm.semantics = SEM_COUNTER;
+    /* the buckets count samples; "units" describes the bounds */
     json_t *units = json_object_get(jm, "units");
     if (json_is_string(units) && json_string_length(units) > 0)
-        mm.units = strdup(json_string_value(units));
+        a->bound_units = strdup(json_string_value(units));
+    mm.units = strdup("count");
     mm.description = dup_or_null(opt_string(jm, "description"));
+    mm.labels = labels_text(m, where, jm);
     mm.array = (int)m->narrays++;
     if (add_metric(m, &mm) != 0) {
         free(mm.name);
@@ -439,7 +467,14 @@ static void parse_event(source_meta *m, name_space *ns, json_t *jm, const char *
         if (parse_field(m, where, jf, i, f, seen) != 0)
             continue;
         snprintf(leaf, sizeof(leaf), "%s.%s", full, f->name);
-        claim_name(ns, leaf, why, sizeof(why));
+        if (claim_name(ns, leaf, why, sizeof(why)) != 0) {
+            problem(m, "%s: field \"%s\": %s; skipped", where, f->name, why);
+            free(f->name);
+            free(f->pointer);
+            free(f->units);
+            free(f->description);
+            continue;
+        }
         if (f->type == FT_STACK && e.stack_field < 0)
             e.stack_field = (int)e.nfields;
         if (f->type == FT_INT64 && strcmp(f->name, "count") == 0)
@@ -449,7 +484,9 @@ static void parse_event(source_meta *m, name_space *ns, json_t *jm, const char *
     strmap_free(seen);
     if (e.stack_field >= 0) {
         snprintf(leaf, sizeof(leaf), "%s.stacks", full);
-        claim_name(ns, leaf, why, sizeof(why));
+        e.stacks_metric = claim_name(ns, leaf, why, sizeof(why)) == 0;
+        if (!e.stacks_metric)
+            problem(m, "%s: no stacks counter: %s", where, why);
     }
     e.name = strdup(full);
     e.pointer = strdup(pointer);
@@ -564,6 +601,7 @@ static void parse_metric(source_meta *m, name_space *ns, json_t *jm, size_t pos,
     mm.name = strdup(full);
     mm.pointer = strdup(pointer);
     mm.description = dup_or_null(opt_string(jm, "description"));
+    mm.labels = labels_text(m, where, jm);
     mm.array = array;
     if (mm.name == NULL || mm.pointer == NULL || add_metric(m, &mm) != 0) {
         free(mm.name);

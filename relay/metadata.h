@@ -22,6 +22,7 @@ typedef struct meta_array {
                         * NULL for a histogram (names come from bounds) */
     char *description;
     bool histogram;    /* buckets {"lo","hi","count"}; one counter metric */
+    char *bound_units; /* histogram: units of lo/hi (the counter counts) */
 } meta_array;
 
 typedef enum { FT_INT64, FT_DOUBLE, FT_STRING, FT_STACK } field_type;
@@ -49,6 +50,7 @@ typedef struct meta_event {
     size_t nfields;
     int stack_field;   /* index of the first stack field, or -1 */
     int count_field;   /* integer field named "count" (stack weight), or -1 */
+    bool stacks_metric;/* a stack field and the <name>.stacks name is free */
 } meta_event;
 
 typedef struct meta_metric {
@@ -58,6 +60,7 @@ typedef struct meta_metric {
     metric_semantics semantics;
     char *units;       /* as written (checked by the PMDA); NULL = none */
     char *description; /* NULL = none */
+    char *labels;      /* compact JSON object of extra PCP labels, or NULL */
     int array;         /* index into meta->arrays, or -1 */
 } meta_metric;
 
