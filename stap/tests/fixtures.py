@@ -72,7 +72,7 @@ def fint(k, v):
 def fstr(k, v):
     """staprelay_fstr"""
     ek = esc(k)
-    return (b', "%s": "%s"' % (ek, esc_n(v, MAXSTR - 1 - len(ek) - 7)))[:MAXSTR - 1]
+    return b', "%s": "%s"' % (ek, esc_n(v, MAXSTR - 1 - len(ek) - 8))
 
 
 def log_bounds(bk):
