@@ -18,6 +18,7 @@
 #endif
 
 struct pmda_ctx;
+typedef struct fetch_arena fetch_arena;
 
 typedef enum {
     REF_CONTROL,          /* staprelay.control.* (index: control table) */
@@ -82,6 +83,9 @@ typedef struct pmda_ctx {
     bool names_changed;   /* tell pmcd on the next fetch */
     uint64_t rebuilds;
     char textbuf[256];    /* one-line help handed to libpcp_pmda */
+    fetch_arena *arena;   /* memory of the last fetch result */
+    int *pmid_slots;      /* PMID -> metric index + 1 (open addressing) */
+    size_t pmid_nslots;
     ev_io pmcd_w;
     ev_signal term_w, int_w;
 } pmda_ctx;

@@ -4,6 +4,7 @@
 #include "pmda/context.h"
 #include "pmda/control.h"
 #include "pmda/domain.h"
+#include "pmda/fetch.h"
 #include "pmda/namespace.h"
 #include "pmda/values.h"
 
@@ -91,7 +92,7 @@ static relay_config *load_config(const char *path)
 static void init_dispatch(pmda_ctx *ctx)
 {
     pmdaInterface *dp = &ctx->dispatch;
-    dp->version.seven.fetch = values_fetch;
+    dp->version.seven.fetch = fetch_result;
     dp->version.seven.desc = values_desc;
     dp->version.seven.instance = values_instance;
     dp->version.seven.text = namespace_text;
@@ -100,6 +101,7 @@ static void init_dispatch(pmda_ctx *ctx)
     dp->version.seven.children = namespace_children;
     dp->version.seven.label = values_label;
     pmdaSetFetchCallBack(dp, values_fetch_callback);
+    pmdaSetResultCallBack(dp, fetch_result_done);
     pmdaSetEndContextCallBack(dp, values_end_context);
     pmdaSetLabelCallBack(dp, values_instance_labels);
     values_ctx = ctx;
@@ -181,6 +183,7 @@ int main(int argc, char **argv)
 
     relay_free(ctx.relay);
     namespace_free(&ctx);
+    fetch_free(&ctx);
     idmap_free(ctx.ids);
     free(config_path);
     free(state_dir);

@@ -1,6 +1,7 @@
 /* namespace: build the PMNS and tables from the relay's sources. */
 #include "pmda/namespace.h"
 #include "pmda/control.h"
+#include "pmda/fetch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,6 +361,7 @@ void namespace_rebuild(pmda_ctx *ctx)
     pmda->e_indoms = ctx->indoms;
     pmda->e_nindoms = (int)ctx->nindoms;
     pmdaRehash(pmda, ctx->metrics, (int)ctx->nmetrics);
+    fetch_index_rebuild(ctx);
     ctx->names_changed = true;
     ctx->rebuilds++;
 }

@@ -114,15 +114,13 @@ void values_sync_indoms(pmda_ctx *ctx)
     }
 }
 
-int values_fetch(int numpmid, pmID *pmids, pmdaResult **resp, pmdaExt *pmda)
+void values_prepare_fetch(pmda_ctx *ctx, pmdaExt *pmda)
 {
-    pmda_ctx *ctx = pmdaExtGetData(pmda);
     values_sync_indoms(ctx);
     if (ctx->names_changed) {
         pmdaExtSetFlags(pmda, PMDA_EXT_NAMES_CHANGE);
         ctx->names_changed = false;
     }
-    return pmdaFetch(numpmid, pmids, resp, pmda);
 }
 
 int values_instance(pmInDom indom, int inst, char *name, pmInResult **result, pmdaExt *pmda)

@@ -6,7 +6,9 @@
 
 #include "pmda/context.h"
 
-int values_fetch(int numpmid, pmID *pmids, pmdaResult **resp, pmdaExt *pmda);
+/* Before building a fetch result: instance tables in line, pmcd told of
+ * namespace changes. */
+void values_prepare_fetch(pmda_ctx *ctx, pmdaExt *pmda);
 int values_instance(pmInDom indom, int inst, char *name, pmInResult **result, pmdaExt *pmda);
 int values_desc(pmID pmid, pmDesc *desc, pmdaExt *pmda);
 int values_fetch_callback(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom);

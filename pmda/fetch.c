@@ -1,0 +1,234 @@
+/* fetch: arena-built fetch results. */
+#include "pmda/fetch.h"
+#include "pmda/values.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+/* libpcp's own profile check (what pmdaFetch uses); exported by libpcp
+ * but declared only in its private header. */
+extern int __pmInProfile(pmInDom, const pmProfile *, int);
+
+#define CHUNK_SIZE (256u * 1024)
+
+typedef struct chunk {
+    struct chunk *next;
+    size_t size, used;
+    _Alignas(16) unsigned char data[];
+} chunk;
+
+struct fetch_arena {
+    chunk *first, *cur;
+};
+
+static void *arena_alloc(fetch_arena *a, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    for (;;) {
+        if (a->cur != NULL && a->cur->size - a->cur->used >= n) {
+            void *p = a->cur->data + a->cur->used;
+            a->cur->used += n;
+            return p;
+        }
+        if (a->cur != NULL && a->cur->next != NULL && a->cur->next->size >= n) {
+            a->cur = a->cur->next;
+            a->cur->used = 0;
+            continue;
+        }
+        size_t size = n > CHUNK_SIZE ? n : CHUNK_SIZE;
+        chunk *c = malloc(sizeof(chunk) + size);
+        if (c == NULL)
+            return NULL;
+        c->size = size;
+        c->used = 0;
+        if (a->cur == NULL) {
+            c->next = a->first;   /* only when the arena is empty */
+            a->first = c;
+        } else {
+            c->next = a->cur->next;
+            a->cur->next = c;
+        }
+        a->cur = c;
+    }
+}
+
+static void arena_reset(fetch_arena *a)
+{
+    a->cur = a->first;
+    if (a->cur != NULL)
+        a->cur->used = 0;
+}
+
+void fetch_free(pmda_ctx *ctx)
+{
+    if (ctx->arena != NULL) {
+        for (chunk *c = ctx->arena->first, *n; c != NULL; c = n) {
+            n = c->next;
+            free(c);
+        }
+        free(ctx->arena);
+        ctx->arena = NULL;
+    }
+    free(ctx->pmid_slots);
+    ctx->pmid_slots = NULL;
+    ctx->pmid_nslots = 0;
+}
+
+/* ---- PMID index: open addressing, metric index + 1 (0 = empty) ---- */
+
+static size_t pmid_hash(pmID p, size_t mask)
+{
+    return ((uint32_t)p * 2654435761u) & mask;
+}
+
+void fetch_index_rebuild(pmda_ctx *ctx)
+{
+    size_t n = 16;
+    while (n < ctx->nmetrics * 2)
+        n *= 2;
+    int *slots = calloc(n, sizeof(int));
+    if (slots == NULL)
+        return;
+    for (size_t i = 0; i < ctx->nmetrics; i++) {
+        size_t k = pmid_hash(ctx->metrics[i].m_desc.pmid, n - 1);
+        while (slots[k] != 0)
+            k = (k + 1) & (n - 1);
+        slots[k] = (int)i + 1;
+    }
+    free(ctx->pmid_slots);
+    ctx->pmid_slots = slots;
+    ctx->pmid_nslots = n;
+}
+
+static pmdaMetric *lookup(pmda_ctx *ctx, pmID pmid)
+{
+    if (ctx->pmid_slots == NULL)
+        return NULL;
+    size_t mask = ctx->pmid_nslots - 1;
+    for (size_t k = pmid_hash(pmid, mask);; k = (k + 1) & mask) {
+        int s = ctx->pmid_slots[k];
+        if (s == 0)
+            return NULL;
+        if (ctx->metrics[s - 1].m_desc.pmid == pmid)
+            return &ctx->metrics[s - 1];
+    }
+}
+
+/* ---- values ------------------------------------------------------------------ */
+
+static pmValueBlock *block(fetch_arena *a, int type, const void *data, size_t len)
+{
+    if (len + PM_VAL_HDR_SIZE > PM_VAL_VLEN_MAX)
+        return NULL;
+    pmValueBlock *vb = arena_alloc(a, PM_VAL_HDR_SIZE + len + 8);
+    if (vb == NULL)
+        return NULL;
+    vb->vtype = type;
+    vb->vlen = PM_VAL_HDR_SIZE + len;
+    memcpy(vb->vbuf, data, len);
+    return vb;
+}
+
+/* Store one atom; returns 0, or a PCP error. */
+static int stuff(fetch_arena *a, pmValue *v, int type, const pmAtomValue *atom)
+{
+    switch (type) {
+    case PM_TYPE_32:
+        v->value.lval = atom->l;
+        return 0;
+    case PM_TYPE_U32:
+        v->value.lval = (int)atom->ul;
+        return 0;
+    case PM_TYPE_64:
+    case PM_TYPE_U64:
+    case PM_TYPE_DOUBLE:
+        v->value.pval = block(a, type, atom, 8);
+        break;
+    case PM_TYPE_STRING:
+        v->value.pval = block(a, type, atom->cp, strlen(atom->cp) + 1);
+        break;
+    case PM_TYPE_EVENT:
+        v->value.pval = atom->vbp;   /* the event array's own buffer */
+        break;
+    default:
+        return PM_ERR_TYPE;
+    }
+    return v->value.pval != NULL ? 0 : -ENOMEM;
+}
+
+static int insitu(int type)
+{
+    return type == PM_TYPE_32 || type == PM_TYPE_U32;
+}
+
+static pmValueSet *fetch_metric(pmda_ctx *ctx, pmdaExt *pmda, pmID pmid)
+{
+    fetch_arena *a = ctx->arena;
+    pmdaMetric *m = lookup(ctx, pmid);
+    if (m == NULL) {
+        pmValueSet *vs = arena_alloc(a, sizeof(pmValueSet));
+        if (vs != NULL) {
+            vs->pmid = pmid;
+            vs->numval = PM_ERR_PMID;
+            vs->valfmt = 0;
+        }
+        return vs;
+    }
+    const metric_ref *ref = m->m_user;
+    const pmdaIndom *idp = ref->indom_slot >= 0 ? &ctx->indoms[ref->indom_slot] : NULL;
+    int n = idp != NULL ? idp->it_numinst : 1;
+    pmValueSet *vs = arena_alloc(a, sizeof(pmValueSet) + (size_t)(n > 0 ? n : 1) * sizeof(pmValue));
+    if (vs == NULL)
+        return NULL;
+    vs->pmid = pmid;
+    vs->numval = 0;
+    int type = m->m_desc.type;
+    vs->valfmt = insitu(type) ? PM_VAL_INSITU : PM_VAL_SPTR;
+    for (int j = 0; j < n; j++) {
+        unsigned int inst = PM_IN_NULL;
+        if (idp != NULL) {
+            inst = (unsigned int)idp->it_set[j].i_inst;
+            if (!__pmInProfile(m->m_desc.indom, pmda->e_prof, (int)inst))
+                continue;
+        }
+        pmAtomValue atom;
+        int sts = values_fetch_callback(m, inst, &atom);
+        if (sts == PMDA_FETCH_NOVALUES || sts == PM_ERR_INST)
+            continue;
+        if (sts < 0 || (sts = stuff(a, &vs->vlist[vs->numval], type, &atom)) < 0) {
+            if (vs->numval == 0)
+                vs->numval = sts;   /* the whole metric fails, like pmdaFetch */
+            break;
+        }
+        vs->vlist[vs->numval++].inst = (int)inst;
+    }
+    return vs;
+}
+
+int fetch_result(int numpmid, pmID *pmids, pmdaResult **resp, pmdaExt *pmda)
+{
+    pmda_ctx *ctx = pmdaExtGetData(pmda);
+    values_prepare_fetch(ctx, pmda);
+    if (ctx->arena == NULL && (ctx->arena = calloc(1, sizeof(fetch_arena))) == NULL)
+        return -ENOMEM;
+    arena_reset(ctx->arena);
+    size_t size = sizeof(pmResult) + (size_t)(numpmid > 0 ? numpmid - 1 : 0) * sizeof(pmValueSet *);
+    pmResult *r = arena_alloc(ctx->arena, size);
+    if (r == NULL)
+        return -ENOMEM;
+    gettimeofday(&r->timestamp, NULL);
+    r->numpmid = numpmid;
+    for (int i = 0; i < numpmid; i++) {
+        r->vset[i] = fetch_metric(ctx, pmda, pmids[i]);
+        if (r->vset[i] == NULL)
+            return -ENOMEM;
+    }
+    *resp = r;
+    return 0;
+}
+
+void fetch_result_done(pmdaResult *result)
+{
+    (void)result;   /* everything lives in the arena until the next fetch */
+}
