@@ -20,6 +20,14 @@ relay_config *config_new_default(void)
     cfg->max_stacks = 10000;
     cfg->stack_expiry = 600;
     cfg->exec_user = strdup("nobody");
+    /* kernel runtime, and the BPF runtime's FIFO directory for root */
+    static const char *roots[] = {"/proc/systemtap", "/var/tmp/systemtap-root"};
+    cfg->stap_roots = calloc(3, sizeof(char *));
+    if (cfg->stap_roots != NULL) {
+        for (size_t i = 0; i < 2; i++)
+            cfg->stap_roots[i] = strdup(roots[i]);
+        cfg->nstap_roots = 2;
+    }
     if (cfg->exec_user == NULL) {
         free(cfg);
         return NULL;
@@ -40,6 +48,7 @@ void config_free(relay_config *cfg)
         return;
     free_list(cfg->directories, cfg->ndirectories);
     free_list(cfg->trusted_directories, cfg->ntrusted_directories);
+    free_list(cfg->stap_roots, cfg->nstap_roots);
     free(cfg->exec_user);
     free(cfg);
 }
@@ -106,6 +115,8 @@ static int apply_key(relay_config *cfg, const char *key, json_t *v,
     if (strcmp(key, "trusted_directory_list") == 0)
         return parse_dir_list(v, key, &cfg->trusted_directories,
                               &cfg->ntrusted_directories, err, errlen);
+    if (strcmp(key, "stap_roots") == 0)
+        return parse_dir_list(v, key, &cfg->stap_roots, &cfg->nstap_roots, err, errlen);
     if (strcmp(key, "poll_interval") == 0)
         return parse_seconds(v, key, 0.01, 86400, &cfg->poll_interval, err, errlen);
     if (strcmp(key, "exec_timeout") == 0)

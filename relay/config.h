@@ -14,6 +14,8 @@ typedef struct relay_config {
     size_t ndirectories;
     char **trusted_directories;  /* trusted source roots */
     size_t ntrusted_directories;
+    char **stap_roots;           /* SystemTap procfs roots: each module dir a source */
+    size_t nstap_roots;
     double poll_interval;        /* seconds between refreshes (default 1) */
     double exec_timeout;         /* seconds before data-exec is killed (2) */
     size_t max_document_size;    /* bytes per metadata/data document (16 MiB) */

@@ -72,14 +72,14 @@ static source *find_source(relay *r, const char *dir)
     return NULL;
 }
 
-static void add_source(relay *r, const char *dir, bool trusted)
+static void add_source(relay *r, const char *dir, bool trusted, bool stap_module)
 {
     source *s = find_source(r, dir);
     if (s != NULL) {
         s->seen = true;
         return;
     }
-    s = source_new(r, dir, trusted);
+    s = source_new(r, dir, trusted, stap_module);
     if (s == NULL)
         return;
     source **ns = realloc(r->sources, (r->nsources + 1) * sizeof(*ns));
@@ -91,14 +91,16 @@ static void add_source(relay *r, const char *dir, bool trusted)
     r->sources[r->nsources++] = s;
     s->seen = true;
     r->namespace_dirty = true;   /* the host lists sources too */
-    log_msg(&r->log, LOG_LVL_INFO, "new source %s%s", dir, trusted ? " (trusted)" : "");
+    log_msg(&r->log, LOG_LVL_INFO, "new source %s%s", dir,
+            stap_module ? " (SystemTap module)" : trusted ? " (trusted)" : "");
 }
 
 static bool has_metadata(const char *dir)
 {
-    char path[4096];
+    char path[4200];
     struct stat st;
-    snprintf(path, sizeof(path), "%s/metadata.json", dir);
+    if ((size_t)snprintf(path, sizeof(path), "%s/metadata.json", dir) >= sizeof(path))
+        return false;
     return stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
@@ -108,7 +110,7 @@ static bool has_metadata(const char *dir)
 static void scan_tree(relay *r, const char *dir, bool trusted, int depth)
 {
     if (has_metadata(dir))
-        add_source(r, dir, trusted);
+        add_source(r, dir, trusted, false);
     if (depth >= SCAN_MAX_DEPTH)
         return;
     DIR *d = opendir(dir);
@@ -129,6 +131,29 @@ static void scan_tree(relay *r, const char *dir, bool trusted, int depth)
         }
         if (is_dir)
             scan_tree(r, path, trusted, depth + 1);
+    }
+    closedir(d);
+}
+
+/* A SystemTap root holds one directory per loaded module (kernel runtime:
+ * /proc/systemtap/MODULE, BPF runtime: /var/tmp/systemtap-USER/MODULE with
+ * FIFOs).  Modules come and go with investigations; one that comes back
+ * is found again and keeps its PMIDs (they follow its prefix). */
+static void scan_stap_root(relay *r, const char *root)
+{
+    DIR *d = opendir(root);
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4096];
+        if ((size_t)snprintf(path, sizeof(path), "%s/%s", root, e->d_name) >= sizeof(path))
+            continue;
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && has_metadata(path))
+            add_source(r, path, true, true);
     }
     closedir(d);
 }
@@ -161,6 +186,8 @@ static void discover(relay *r)
 {
     for (size_t i = 0; i < r->nsources; i++)
         r->sources[i]->seen = false;
+    for (size_t i = 0; i < r->cfg->nstap_roots; i++)
+        scan_stap_root(r, r->cfg->stap_roots[i]);
     for (size_t i = 0; i < r->cfg->ntrusted_directories; i++)
         scan_tree(r, r->cfg->trusted_directories[i], true, 0);
     for (size_t i = 0; i < r->cfg->ndirectories; i++)

@@ -44,7 +44,7 @@ static char *path_join(const char *dir, const char *name)
     return p;
 }
 
-source *source_new(struct relay *r, const char *dir, bool trusted)
+source *source_new(struct relay *r, const char *dir, bool trusted, bool stap_module)
 {
     source *s = calloc(1, sizeof(*s));
     if (s == NULL)
@@ -61,6 +61,7 @@ source *source_new(struct relay *r, const char *dir, bool trusted)
     s->default_prefix = strdup(basename(copy));
     free(copy);
     s->trusted = trusted;
+    s->stap_module = stap_module;
     s->state = SRC_WAITING;
     return s;
 }
@@ -168,7 +169,15 @@ static void resolve_data_file(source *s)
 {
     free(s->data_file);
     s->data_file = NULL;
-    if (s->meta == NULL || s->meta->data_exec != NULL)
+    if (s->meta == NULL)
+        return;
+    if (s->stap_module) {
+        /* a module's data is its own procfs file, whatever its metadata
+         * says: a script never gets to run commands or read elsewhere */
+        s->data_file = path_join(s->dir, "data.json");
+        return;
+    }
+    if (s->meta->data_exec != NULL)
         return;
     const char *p = s->meta->data_path;
     if (p == NULL)
@@ -286,6 +295,9 @@ bool source_refresh_metadata(source *s)
     }
     s->state = SRC_WAITING;
     s->last_error[0] = '\0';
+    if (s->stap_module && (m->data_exec != NULL || m->data_path != NULL))
+        source_report(s, "SystemTap module metadata may not name data-exec or data-path; "
+                      "reading the module's own data.json");
     log_meta_problems(s);
     if (m->nmetrics == 0 && m->nevents == 0)
         log_msg(&s->relay->log, LOG_LVL_WARNING, "source %s: metadata defines no usable metrics",
@@ -488,7 +500,7 @@ void source_refresh_data(source *s)
             if (s->streams[i] != NULL && s->streams[i]->stacks != NULL)
                 stacktab_expire(s->streams[i]->stacks, now);
     }
-    if (s->meta->data_exec != NULL) {
+    if (s->meta->data_exec != NULL && !s->stap_module) {
         start_exec(s);
         return;
     }

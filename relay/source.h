@@ -46,6 +46,7 @@ typedef struct source {
     char *dir;               /* source directory */
     char *default_prefix;    /* basename of dir */
     bool trusted;
+    bool stap_module;        /* under a SystemTap root: no data-exec, no data-path */
     source_meta *meta;       /* NULL when metadata is unusable */
     char *meta_text;         /* last metadata text, for change detection */
     struct stat meta_st;
@@ -71,7 +72,7 @@ typedef struct source {
     bool seen;               /* scan bookkeeping */
 } source;
 
-source *source_new(struct relay *r, const char *dir, bool trusted);
+source *source_new(struct relay *r, const char *dir, bool trusted, bool stap_module);
 /* Stops watchers and jobs and frees everything. */
 void source_free(source *s);
 

@@ -120,8 +120,11 @@ static void fixture_init(fixture *f, const char *extra)
 {
     f->root = tu_mkdtemp();
     char cfgtext[1024], err[256];
-    snprintf(cfgtext, sizeof(cfgtext), "{\"directory_list\": [\"%s\"], \"poll_interval\": 0.05%s}",
-             f->root, extra ? extra : "");
+    /* no SystemTap roots unless the test names one: a module loaded on
+     * this machine must not leak into a test */
+    snprintf(cfgtext, sizeof(cfgtext), "{\"directory_list\": [\"%s\"], \"poll_interval\": 0.05%s%s}",
+             f->root, extra && strstr(extra, "stap_roots") ? "" : ", \"stap_roots\": []",
+             extra ? extra : "");
     relay_config *cfg = config_parse(cfgtext, strlen(cfgtext), err, sizeof(err), NULL, 0);
     ck_assert_ptr_nonnull(cfg);
     relay_hooks hooks = {on_change, f};
@@ -266,6 +269,126 @@ START_TEST(relay_size_cap_and_exec_source)
 }
 END_TEST
 
+static void copy_file(const char *from, const char *dir, const char *name)
+{
+    char *text = tu_slurp(from);
+    ck_assert_msg(text != NULL, "cannot read %s (run from the repository root)", from);
+    ck_assert_int_eq(tu_write(dir, name, text), 0);
+    free(text);
+}
+
+static source *find_by_prefix(fixture *f, const char *prefix)
+{
+    for (size_t i = 0; i < f->r->nsources; i++)
+        if (source_prefix(f->r->sources[i]) != NULL &&
+            strcmp(source_prefix(f->r->sources[i]), prefix) == 0)
+            return f->r->sources[i];
+    return NULL;
+}
+
+/* The tapset's own output (stap/fixtures, byte-exact) relayed from a
+ * SystemTap root: every module is a source named after its directory,
+ * every metric has a value, every event record is accepted. */
+START_TEST(stap_root_modules_from_tapset_fixtures)
+{
+    static const char *mods[] = {"profile", "offcpu", "syslat", "iolat", "hostile", NULL};
+    fixture f;
+    char *root = tu_mkdtemp();
+    char extra[600];
+    snprintf(extra, sizeof(extra), ", \"stap_roots\": [\"%s\"]", root);
+    fixture_init(&f, extra);
+    for (const char **m = mods; *m; m++) {
+        char from[256], to[256];
+        snprintf(to, sizeof(to), "%s/%s", root, *m);
+        snprintf(from, sizeof(from), "stap/fixtures/%s/metadata.json", *m);
+        copy_file(from, to, "metadata.json");
+        snprintf(from, sizeof(from), "stap/fixtures/%s/data.json", *m);
+        copy_file(from, to, "data.json");
+    }
+    relay_poll(f.r);
+    ck_assert_uint_eq(f.r->nsources, 5);
+    for (size_t i = 0; i < f.r->nsources; i++) {
+        source *s = f.r->sources[i];
+        ck_assert_msg(s->stap_module, "%s", s->dir);
+        ck_assert_msg(s->state == SRC_OK, "%s: %s", s->dir, s->last_error);
+        ck_assert_msg(s->metric_problems == 0, "%s: %s", s->dir, s->last_error);
+        for (size_t e = 0; e < s->meta->nevents; e++) {
+            ck_assert_msg(s->streams[e]->rejected == 0, "%s: %s", s->dir,
+                          s->streams[e]->last_reject);
+            ck_assert_uint_gt(s->streams[e]->received, 0);
+        }
+    }
+    source *prof = find_by_prefix(&f, "profile");
+    ck_assert_ptr_nonnull(prof);
+    ck_assert_uint_gt(stacktab_count(prof->streams[0]->stacks), 0);
+    /* a module that is unloaded goes; loaded again, it is found again */
+    char path[512];
+    snprintf(path, sizeof(path), "%s/syslat", root);
+    tu_rmtree(path);
+    relay_poll(f.r);
+    ck_assert_uint_eq(f.r->nsources, 4);
+    copy_file("stap/fixtures/syslat/metadata.json", path, "metadata.json");
+    copy_file("stap/fixtures/syslat/data.json", path, "data.json");
+    relay_poll(f.r);
+    ck_assert_ptr_nonnull(find_by_prefix(&f, "syslat"));
+    fixture_done(&f);
+    tu_rmtree(root);
+    free(root);
+}
+END_TEST
+
+/* Two consecutive reads of a chunked event stream: the second read
+ * carries on where the first stopped, nothing duplicated or lost. */
+START_TEST(stap_chunked_events_continue)
+{
+    fixture f;
+    char *root = tu_mkdtemp();
+    char extra[600], to[512];
+    snprintf(extra, sizeof(extra), ", \"stap_roots\": [\"%s\"]", root);
+    fixture_init(&f, extra);
+    snprintf(to, sizeof(to), "%s/profile", root);
+    copy_file("stap/fixtures/profile-chunked/metadata.json", to, "metadata.json");
+    copy_file("stap/fixtures/profile-chunked/data.json", to, "data.json");
+    relay_poll(f.r);
+    source *s = only_source(&f);
+    uint64_t first = s->streams[0]->received;
+    ck_assert_uint_gt(first, 0);
+    copy_file("stap/fixtures/profile-chunked/data.2.json", to, "data.json");
+    relay_poll(f.r);
+    ck_assert_uint_gt(s->streams[0]->received, first);
+    ck_assert_uint_eq(s->streams[0]->duplicates, 0);
+    ck_assert_uint_eq(s->streams[0]->lost, 0);
+    ck_assert_uint_eq(s->streams[0]->rejected, 0);
+    fixture_done(&f);
+    tu_rmtree(root);
+    free(root);
+}
+END_TEST
+
+/* Module metadata cannot make the relay run a command or read elsewhere. */
+START_TEST(stap_module_ignores_exec_and_path)
+{
+    fixture f;
+    char *root = tu_mkdtemp();
+    char extra[600], to[512];
+    snprintf(extra, sizeof(extra), ", \"stap_roots\": [\"%s\"]", root);
+    fixture_init(&f, extra);
+    snprintf(to, sizeof(to), "%s/evil", root);
+    tu_write(to, "metadata.json", "{\"data-exec\": \"/bin/touch /tmp/staprelay-pwned\", "
+             "\"metrics\": [{\"name\": \"v\", \"pointer\": \"/v\", \"type\": \"integer\"}]}");
+    tu_write(to, "data.json", "{\"v\": 3}");
+    relay_poll(f.r);
+    source *s = only_source(&f);
+    ck_assert_int_eq(s->state, SRC_OK);
+    ck_assert_int_eq(s->snap->values[0][0].u.i, 3);
+    ck_assert_ptr_null(s->job);
+    ck_assert_ptr_nonnull(strstr(s->last_error, "may not name data-exec"));
+    fixture_done(&f);
+    tu_rmtree(root);
+    free(root);
+}
+END_TEST
+
 Suite *exec_suite(void)
 {
     Suite *s = suite_create("exec");
@@ -288,6 +411,9 @@ Suite *source_suite(void)
     tcase_add_test(tc, relay_metadata_change_and_vanish);
     tcase_add_test(tc, relay_duplicate_prefix_waits_and_takes_over);
     tcase_add_test(tc, relay_size_cap_and_exec_source);
+    tcase_add_test(tc, stap_root_modules_from_tapset_fixtures);
+    tcase_add_test(tc, stap_chunked_events_continue);
+    tcase_add_test(tc, stap_module_ignores_exec_and_path);
     suite_add_tcase(s, tc);
     return s;
 }

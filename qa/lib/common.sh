@@ -343,6 +343,9 @@ qa_write_config() {
             first=0
         done
         printf '\n    ],\n    "trusted_directory_list": [],\n'
+        # no SystemTap roots: a module loaded on this machine must not
+        # leak into a test (QA_STAP_ROOTS='"/dir"' to name some)
+        printf '    "stap_roots": [%s],\n' "${QA_STAP_ROOTS:-}"
         printf '    "poll_interval": %s\n}\n' "${QA_POLL_INTERVAL:-0.2}"
     } > "$file"
 }
