@@ -153,7 +153,7 @@ static void scan_stap_root(relay *r, const char *root)
             continue;
         struct stat st;
         if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && has_metadata(path))
-            add_source(r, path, true, true);
+            add_source(r, path, false, true);   /* no commands: trust is moot */
     }
     closedir(d);
 }

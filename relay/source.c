@@ -1,6 +1,7 @@
 /* source: metadata and data of one source, read without blocking. */
 #include "relay/source.h"
 #include "relay/docread.h"
+#include "relay/fiforead.h"
 #include "relay/relay.h"
 #include "relay/strmap.h"
 
@@ -91,6 +92,8 @@ void source_free(source *s)
         return;
     stop_watch(s);
     exec_cancel(s->job);
+    fiforead_cancel(s->meta_fifo);
+    fiforead_cancel(s->data_fifo);
     free_streams(s);
     snapshot_free(s->snap);
     metadata_free(s->meta);
@@ -246,33 +249,21 @@ static void install_meta(source *s, source_meta *m, char *text)
     resolve_data_file(s);
 }
 
-bool source_refresh_metadata(source *s)
+/* Install metadata text that was just read (ds says how the read went).
+ * Returns true when the namespace this source contributes may change. */
+static bool apply_metadata(source *s, doc_status ds, char *text, size_t len, const char *rerr)
 {
-    char *path = path_join(s->dir, "metadata.json");
-    struct stat st;
-    if (path == NULL || stat(path, &st) != 0) {
-        free(path);
-        return false;    /* vanished: discovery will notice */
-    }
-    /* procfs files report size 0 and a fixed mtime: always re-read them */
-    bool generated = generated_file(path, &st);
-    if (!generated && s->meta_text != NULL && same_stat(&st, &s->meta_st)) {
-        free(path);
+    char err[512];
+    if (ds == DOC_BUSY) {
+        free(text);
         return false;
     }
-    s->meta_st = st;
-    char *text = NULL, err[512];
-    size_t len;
-    doc_status ds = doc_read(path, s->relay->cfg->max_document_size, &text, &len,
-                             err, sizeof(err));
-    free(path);
-    if (ds == DOC_BUSY)
-        return false;
     if (ds != DOC_OK) {
         bool had = s->meta != NULL;
+        free(text);
         install_meta(s, NULL, strdup(""));
         s->stats.metadata_errors++;
-        set_error(s, SRC_BAD_METADATA, "metadata: %s", err);
+        set_error(s, SRC_BAD_METADATA, "metadata: %s", rerr);
         return had;
     }
     if (s->meta_text != NULL && strcmp(text, s->meta_text) == 0 && s->state != SRC_REJECTED) {
@@ -303,6 +294,58 @@ bool source_refresh_metadata(source *s)
         log_msg(&s->relay->log, LOG_LVL_WARNING, "source %s: metadata defines no usable metrics",
                 s->dir);
     return true;
+}
+
+/* A seconds budget for one FIFO read: well inside a poll interval. */
+static double fifo_timeout(const source *s)
+{
+    double t = s->relay->cfg->poll_interval * 0.8;
+    return t < 0.1 ? 0.1 : t > 5 ? 5 : t;
+}
+
+static void on_meta_fifo(void *arg, doc_status st, const char *buf, size_t len, const char *err)
+{
+    source *s = arg;
+    s->meta_fifo = NULL;
+    char *text = st == DOC_OK ? strdup(buf) : NULL;
+    if (st == DOC_OK && text == NULL)
+        st = DOC_ERROR;
+    if (apply_metadata(s, st, text, len, err ? err : "out of memory")) {
+        /* outside a poll: settle now so the host sees the new metrics */
+        relay_mark_namespace_dirty(s->relay);
+        relay_settle(s->relay);
+    }
+}
+
+bool source_refresh_metadata(source *s)
+{
+    char *path = path_join(s->dir, "metadata.json");
+    struct stat st;
+    if (path == NULL || stat(path, &st) != 0) {
+        free(path);
+        return false;    /* vanished: discovery will notice */
+    }
+    if (S_ISFIFO(st.st_mode)) {
+        char err[512];
+        if (s->meta_fifo == NULL)
+            s->meta_fifo = fiforead_start(s->relay->loop, path, s->relay->cfg->max_document_size,
+                                          fifo_timeout(s), on_meta_fifo, s, err, sizeof(err));
+        free(path);
+        return false;    /* the answer arrives through the loop */
+    }
+    /* procfs files report size 0 and a fixed mtime: always re-read them */
+    bool generated = generated_file(path, &st);
+    if (!generated && s->meta_text != NULL && same_stat(&st, &s->meta_st)) {
+        free(path);
+        return false;
+    }
+    s->meta_st = st;
+    char *text = NULL, err[512];
+    size_t len = 0;
+    doc_status ds = doc_read(path, s->relay->cfg->max_document_size, &text, &len,
+                             err, sizeof(err));
+    free(path);
+    return apply_metadata(s, ds, text, len, err);
 }
 
 /* ---- data ---------------------------------------------------------------- */
@@ -398,10 +441,45 @@ static bool file_unchanged(source *s)
     return same;
 }
 
+static void on_data_fifo(void *arg, doc_status st, const char *buf, size_t len, const char *err)
+{
+    source *s = arg;
+    s->data_fifo = NULL;
+    if (st == DOC_BUSY)
+        return;   /* no writer this time; the next poll retries */
+    if (st != DOC_OK) {
+        s->stats.read_errors++;
+        drop_snapshot(s);
+        set_error(s, SRC_ERROR, "data: %s", err);
+        return;
+    }
+    accept_document(s, buf, len);
+}
+
+static bool is_fifo(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
 static void read_file(source *s)
 {
     char *text, err[512];
     size_t len;
+    if (is_fifo(s->data_file)) {
+        if (s->data_fifo != NULL)
+            return;   /* the previous read is still waiting for its writer */
+        s->stats.reads++;
+        s->data_fifo = fiforead_start(s->relay->loop, s->data_file,
+                                      s->relay->cfg->max_document_size, fifo_timeout(s),
+                                      on_data_fifo, s, err, sizeof(err));
+        if (s->data_fifo == NULL) {
+            s->stats.read_errors++;
+            drop_snapshot(s);
+            set_error(s, SRC_ERROR, "data: %s", err);
+        }
+        return;
+    }
     if (file_unchanged(s))
         return;
     s->stats.reads++;

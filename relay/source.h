@@ -67,6 +67,8 @@ typedef struct source {
     uint64_t *array_hash;    /* per array: last skipped-elements note logged */
     ratelimit error_rl;
     exec_job *job;
+    struct fiforead *meta_fifo;  /* BPF runtime: reads in flight */
+    struct fiforead *data_fifo;
     ev_stat data_watch;
     bool watching;
     bool seen;               /* scan bookkeeping */

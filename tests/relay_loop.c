@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -389,6 +392,84 @@ START_TEST(stap_module_ignores_exec_and_path)
 }
 END_TEST
 
+/* A stand-in for stapbpf: serve `doc` to every reader that opens the FIFO
+ * (open for writing blocks until a reader comes, then write and close). */
+static pid_t serve_fifo(const char *path, const char *doc)
+{
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        for (;;) {
+            int fd = open(path, O_WRONLY);
+            if (fd < 0)
+                _exit(1);
+            size_t len = strlen(doc), off = 0;
+            while (off < len) {
+                ssize_t n = write(fd, doc + off, len - off > 100 ? 100 : len - off);
+                if (n <= 0)
+                    break;
+                off += (size_t)n;   /* short writes, as a slow producer */
+            }
+            close(fd);
+        }
+    }
+    return pid;
+}
+
+START_TEST(stap_bpf_fifo_module)
+{
+    fixture f;
+    char *root = tu_mkdtemp();
+    char extra[600], dir[512], path[600];
+    snprintf(extra, sizeof(extra), ", \"stap_roots\": [\"%s\"]", root);
+    fixture_init(&f, extra);
+    snprintf(dir, sizeof(dir), "%s/syslat", root);
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    snprintf(path, sizeof(path), "%s/metadata.json", dir);
+    pid_t mw = serve_fifo(path, "{\"metrics\": [{\"name\": \"calls\", \"pointer\": \"/calls\","
+                                " \"type\": \"integer\", \"semantics\": \"counter\"}]}");
+    snprintf(path, sizeof(path), "%s/data.json", dir);
+    /* no writer for data.json yet: reads time out as "busy", not errors */
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    ev_timer tick;
+    ev_timer_init(&tick, tick_cb, 0.05, 0.05);
+    ev_timer_start(f.r->loop, &tick);
+    relay_poll(f.r);
+    source *s = only_source(&f);
+    double end = ev_time() + 5;
+    while (s->meta == NULL && ev_time() < end)
+        ev_run(f.r->loop, EVRUN_ONCE);
+    ck_assert_ptr_nonnull(s->meta);
+    ck_assert_str_eq(s->meta->prefix, "syslat");
+    ck_assert_int_ge(f.changes, 1);
+    for (int i = 0; i < 3; i++) {
+        relay_poll(f.r);
+        end = ev_time() + 0.3;
+        while (ev_time() < end)
+            ev_run(f.r->loop, EVRUN_ONCE);
+    }
+    ck_assert_ptr_null(s->snap);
+    ck_assert_uint_eq(s->stats.read_errors, 0);
+    unlink(path);
+    pid_t dw = serve_fifo(path, "{\"calls\": 1234}");
+    end = ev_time() + 5;
+    while (s->snap == NULL && ev_time() < end) {
+        relay_poll(f.r);
+        ev_run(f.r->loop, EVRUN_ONCE);
+    }
+    ev_timer_stop(f.r->loop, &tick);
+    kill(mw, SIGKILL);
+    kill(dw, SIGKILL);
+    waitpid(mw, NULL, 0);
+    waitpid(dw, NULL, 0);
+    ck_assert_ptr_nonnull(s->snap);
+    ck_assert_int_eq(s->snap->values[0][0].u.i, 1234);
+    fixture_done(&f);
+    tu_rmtree(root);
+    free(root);
+}
+END_TEST
+
 Suite *exec_suite(void)
 {
     Suite *s = suite_create("exec");
@@ -414,6 +495,7 @@ Suite *source_suite(void)
     tcase_add_test(tc, stap_root_modules_from_tapset_fixtures);
     tcase_add_test(tc, stap_chunked_events_continue);
     tcase_add_test(tc, stap_module_ignores_exec_and_path);
+    tcase_add_test(tc, stap_bpf_fifo_module);
     suite_add_tcase(s, tc);
     return s;
 }
