@@ -280,6 +280,23 @@ static void copy_file(const char *from, const char *dir, const char *name)
     free(text);
 }
 
+/* A fixture whose only source root is a fresh SystemTap root. */
+static char *stap_fixture_init(fixture *f)
+{
+    char *root = tu_mkdtemp();
+    char extra[600];
+    snprintf(extra, sizeof(extra), ", \"stap_roots\": [\"%s\"]", root);
+    fixture_init(f, extra);
+    return root;
+}
+
+static void stap_fixture_done(fixture *f, char *root)
+{
+    fixture_done(f);
+    tu_rmtree(root);
+    free(root);
+}
+
 static source *find_by_prefix(fixture *f, const char *prefix)
 {
     for (size_t i = 0; i < f->r->nsources; i++)
@@ -296,10 +313,7 @@ START_TEST(stap_root_modules_from_tapset_fixtures)
 {
     static const char *mods[] = {"profile", "offcpu", "syslat", "iolat", "hostile", NULL};
     fixture f;
-    char *root = tu_mkdtemp();
-    char extra[600];
-    snprintf(extra, sizeof(extra), ", \"stap_roots\": [\"%s\"]", root);
-    fixture_init(&f, extra);
+    char *root = stap_fixture_init(&f);
     for (const char **m = mods; *m; m++) {
         char from[256], to[256];
         snprintf(to, sizeof(to), "%s/%s", root, *m);
@@ -334,9 +348,7 @@ START_TEST(stap_root_modules_from_tapset_fixtures)
     copy_file("stap/fixtures/syslat/data.json", path, "data.json");
     relay_poll(f.r);
     ck_assert_ptr_nonnull(find_by_prefix(&f, "syslat"));
-    fixture_done(&f);
-    tu_rmtree(root);
-    free(root);
+    stap_fixture_done(&f, root);
 }
 END_TEST
 
@@ -345,10 +357,8 @@ END_TEST
 START_TEST(stap_chunked_events_continue)
 {
     fixture f;
-    char *root = tu_mkdtemp();
-    char extra[600], to[512];
-    snprintf(extra, sizeof(extra), ", \"stap_roots\": [\"%s\"]", root);
-    fixture_init(&f, extra);
+    char *root = stap_fixture_init(&f);
+    char to[512];
     snprintf(to, sizeof(to), "%s/profile", root);
     copy_file("stap/fixtures/profile-chunked/metadata.json", to, "metadata.json");
     copy_file("stap/fixtures/profile-chunked/data.json", to, "data.json");
@@ -362,9 +372,7 @@ START_TEST(stap_chunked_events_continue)
     ck_assert_uint_eq(s->streams[0]->duplicates, 0);
     ck_assert_uint_eq(s->streams[0]->lost, 0);
     ck_assert_uint_eq(s->streams[0]->rejected, 0);
-    fixture_done(&f);
-    tu_rmtree(root);
-    free(root);
+    stap_fixture_done(&f, root);
 }
 END_TEST
 
@@ -372,10 +380,8 @@ END_TEST
 START_TEST(stap_module_ignores_exec_and_path)
 {
     fixture f;
-    char *root = tu_mkdtemp();
-    char extra[600], to[512];
-    snprintf(extra, sizeof(extra), ", \"stap_roots\": [\"%s\"]", root);
-    fixture_init(&f, extra);
+    char *root = stap_fixture_init(&f);
+    char to[512];
     snprintf(to, sizeof(to), "%s/evil", root);
     tu_write(to, "metadata.json", "{\"data-exec\": \"/bin/touch /tmp/staprelay-pwned\", "
              "\"metrics\": [{\"name\": \"v\", \"pointer\": \"/v\", \"type\": \"integer\"}]}");
@@ -386,9 +392,7 @@ START_TEST(stap_module_ignores_exec_and_path)
     ck_assert_int_eq(s->snap->values[0][0].u.i, 3);
     ck_assert_ptr_null(s->job);
     ck_assert_ptr_nonnull(strstr(s->last_error, "may not name data-exec"));
-    fixture_done(&f);
-    tu_rmtree(root);
-    free(root);
+    stap_fixture_done(&f, root);
 }
 END_TEST
 
@@ -419,10 +423,8 @@ static pid_t serve_fifo(const char *path, const char *doc)
 START_TEST(stap_bpf_fifo_module)
 {
     fixture f;
-    char *root = tu_mkdtemp();
-    char extra[600], dir[512], path[600];
-    snprintf(extra, sizeof(extra), ", \"stap_roots\": [\"%s\"]", root);
-    fixture_init(&f, extra);
+    char *root = stap_fixture_init(&f);
+    char dir[512], path[600];
     snprintf(dir, sizeof(dir), "%s/syslat", root);
     ck_assert_int_eq(mkdir(dir, 0755), 0);
     snprintf(path, sizeof(path), "%s/metadata.json", dir);
@@ -464,9 +466,7 @@ START_TEST(stap_bpf_fifo_module)
     waitpid(dw, NULL, 0);
     ck_assert_ptr_nonnull(s->snap);
     ck_assert_int_eq(s->snap->values[0][0].u.i, 1234);
-    fixture_done(&f);
-    tu_rmtree(root);
-    free(root);
+    stap_fixture_done(&f, root);
 }
 END_TEST
 
