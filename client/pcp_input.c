@@ -163,7 +163,7 @@ static int resolve_metrics(reader *rd, source *s, strbuf *err)
                           b.len ? ")" : "");
             else
                 sb_printf(err, "%s: %s: %s", s->spec, name, pmErrStr(sts));
-            rc = s->live ? 1 : 2;
+            rc = 1;
             break;
         }
         s->pmids[s->npmids] = id;
