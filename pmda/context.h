@@ -81,6 +81,7 @@ typedef struct pmda_ctx {
     inst_table **tables;  /* by indom serial, kept across rebuilds */
     size_t ntables;
     bool names_changed;   /* tell pmcd on the next fetch */
+    int client;           /* pmcd context of the request being answered */
     uint64_t rebuilds;
     char textbuf[256];    /* one-line help handed to libpcp_pmda */
     fetch_arena *arena;   /* memory of the last fetch result */

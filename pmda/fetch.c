@@ -209,6 +209,9 @@ static pmValueSet *fetch_metric(pmda_ctx *ctx, pmdaExt *pmda, pmID pmid)
 int fetch_result(int numpmid, pmID *pmids, pmdaResult **resp, pmdaExt *pmda)
 {
     pmda_ctx *ctx = pmdaExtGetData(pmda);
+    /* pmdaGetContext() is only set by libpcp_pmda's own pmdaFetch, which we
+     * replace: take the requesting client's context from the PDU. */
+    ctx->client = pmda->e_context;
     values_prepare_fetch(ctx, pmda);
     if (ctx->arena == NULL && (ctx->arena = calloc(1, sizeof(fetch_arena))) == NULL)
         return -ENOMEM;

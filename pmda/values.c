@@ -239,7 +239,7 @@ static int event_value(const metric_ref *ref, pmAtomValue *atom)
     record_builder b = {ref->ctx, me, ref, vals};
     pmdaEventResetArray(ref->event_array);
     uint64_t missed = 0;
-    size_t n = evqueue_read(es->queue, pmdaGetContext(), EVENT_FETCH_BYTES, &missed,
+    size_t n = evqueue_read(es->queue, ref->ctx->client, EVENT_FETCH_BYTES, &missed,
                             add_record, &b);
     free(vals);
     if (missed > 0) {
