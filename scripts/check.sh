@@ -14,7 +14,7 @@ trap 'rm -f "$log"' EXIT
 
 # Tests that drive the PMDA through its features, re-run with the PMDA
 # under valgrind (errors and definite leaks fail the test).
-VALGRIND_QA="010 020 021 022 025 026 027 030 031"
+VALGRIND_QA="010 020 021 022 025 026 027 030 031 041 042 043 044 045 046"
 
 for runner in "$@"; do
     echo "== $runner"
