@@ -121,9 +121,13 @@ static pmValueBlock *block(fetch_arena *a, int type, const void *data, size_t le
 {
     if (len + PM_VAL_HDR_SIZE > PM_VAL_VLEN_MAX)
         return NULL;
-    pmValueBlock *vb = arena_alloc(a, PM_VAL_HDR_SIZE + len + 8);
+    /* the PDU carries the block rounded up to 4 bytes: zero the padding so
+     * no stale memory leaves the process */
+    size_t padded = (PM_VAL_HDR_SIZE + len + 3) & ~(size_t)3;
+    pmValueBlock *vb = arena_alloc(a, padded);
     if (vb == NULL)
         return NULL;
+    memset((char *)vb + padded - 4, 0, 4);
     vb->vtype = type;
     vb->vlen = PM_VAL_HDR_SIZE + len;
     memcpy(vb->vbuf, data, len);

@@ -275,7 +275,7 @@ qa_use_staprelay() {
     local wrap=${QA_STAPRELAY_WRAP:-}
     if [ -n "${QA_VALGRIND:-}" ]; then
         # Memcheck the PMDA; qa_pmcd_stop turns any report into a FAIL line.
-        wrap="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --suppressions=$QA_DIR/lib/valgrind.supp --log-file=$QA_PMCD_DIR/log/valgrind.%p.log"
+        wrap="valgrind -q ${QA_VALGRIND_EXTRA:-} --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --suppressions=$QA_DIR/lib/valgrind.supp --log-file=$QA_PMCD_DIR/log/valgrind.%p.log"
         : "${QA_PMCD_TIMEOUT:=60}"
     fi
     qa_pmcd_agent "staprelay	$QA_STAPRELAY_DOMAIN	pipe	binary	${wrap:+$wrap }$QA_STAPRELAY_BIN -d $QA_STAPRELAY_DOMAIN -c $conf -s $QA_STAPRELAY_STATE -l $QA_STAPRELAY_LOG"
