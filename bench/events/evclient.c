@@ -19,6 +19,14 @@
  *       print "fetch N: R records, M missed" and flush
  *   -f  metric name of an integer field holding the record's sequence
  *       number; the summary then counts duplicates/out-of-order and gaps
+ *   -r  raw: walk the packed event array instead of pmUnpackEventRecords
+ *       (no per-record allocation; counts, MISSED and the -f check only,
+ *       no -p): the client's own cost stays out of the benchmark
+ *   -P  after every fetch, write the number of records received so far
+ *       to FILE (producer.c's back-pressure for the no-loss benchmark)
+ *   -S  stop after a fetch that returned nothing once FILE exists (the
+ *       producer is done and the queue is drained); also prints
+ *       "span SECS" between the first and the last record received
  *
  * Summary line on exit:
  *   records R missed M fetches F first S last L dups D gaps G bytes B
@@ -80,10 +88,12 @@ static void print_string(const char *s)
 int main(int argc, char **argv)
 {
     const char *host = "local:", *metric = "staprelay.profile.samples.records", *seqname = NULL;
-    int interval = 100, idle = -1, print = 0, step = 0, c;
+    const char *stopfile = NULL, *progress = NULL;
+    double tfirst = -1, tlast = -1;
+    int interval = 100, idle = -1, print = 0, step = 0, raw = 0, c;
     long limit = 0;
     double timeout = 60;
-    while ((c = getopt(argc, argv, "h:m:t:i:n:T:psf:")) != -1) {
+    while ((c = getopt(argc, argv, "h:m:t:i:n:T:psf:S:P:r")) != -1) {
         switch (c) {
         case 'h': host = optarg; break;
         case 'm': metric = optarg; break;
@@ -94,6 +104,9 @@ int main(int argc, char **argv)
         case 'p': print = 1; break;
         case 's': step = 1; break;
         case 'f': seqname = optarg; break;
+        case 'S': stopfile = optarg; break;
+        case 'P': progress = optarg; break;
+        case 'r': raw = 1; break;
         default:
             fprintf(stderr, "usage: evclient -h HOST [-m METRIC] [-t MS] [-i MS] [-n N] [-T S] [-p] [-s] [-f SEQ]\n");
             return 2;
@@ -138,6 +151,37 @@ int main(int argc, char **argv)
             if (vs->valfmt != PM_VAL_DPTR && vs->valfmt != PM_VAL_SPTR)
                 continue;
             bytes += vs->vlist[j].value.pval->vlen;
+            if (raw) {
+                pmEventArray *ea = (pmEventArray *)vs->vlist[j].value.pval;
+                char *base = (char *)&ea->ea_record[0];
+                for (int k = 0; k < ea->ea_nrecords; k++) {
+                    pmEventRecord *er = (pmEventRecord *)base;
+                    base += sizeof(er->er_timestamp) + sizeof(er->er_flags) + sizeof(er->er_nparams);
+                    if (er->er_flags & PM_EVENT_FLAG_MISSED) {
+                        miss += (uint64_t)er->er_nparams;
+                        continue;
+                    }
+                    int64_t seq = -1;
+                    for (int p = 0; p < er->er_nparams; p++) {
+                        pmEventParameter *ep = (pmEventParameter *)base;
+                        if (ep->ep_pmid == seqpmid && ep->ep_type == PM_TYPE_64)
+                            memcpy(&seq, base + sizeof(pmEventParameter), sizeof(seq));
+                        base += sizeof(ep->ep_pmid) + ((ep->ep_len + 3) & ~3u);
+                    }
+                    got++;
+                    if (seq >= 0) {
+                        if (first < 0)
+                            first = seq;
+                        if (last >= 0 && seq <= last)
+                            dups++;
+                        else if (last >= 0 && seq > last + 1)
+                            gaps += (uint64_t)(seq - last - 1);
+                        if (seq > last)
+                            last = seq;
+                    }
+                }
+                continue;
+            }
             pmResult **recs;
             int n = pmUnpackEventRecords(vs, j, &recs);
             if (n < 0) {
@@ -223,6 +267,24 @@ int main(int argc, char **argv)
         pmFreeResult(r);
         nrec += got;
         missed += miss;
+        if (got > 0) {
+            tlast = now();
+            if (tfirst < 0)
+                tfirst = tlast;
+        }
+        if (progress != NULL && got + miss > 0) {
+            char tmp[4096], num[32];
+            snprintf(tmp, sizeof(tmp), "%s.tmp", progress);
+            FILE *pf = fopen(tmp, "w");
+            if (pf != NULL) {
+                snprintf(num, sizeof(num), "%" PRIu64 "\n", nrec + missed);
+                fputs(num, pf);
+                fclose(pf);
+                rename(tmp, progress);
+            }
+        }
+        if (stopfile != NULL && got + miss == 0 && access(stopfile, F_OK) == 0)
+            break;
         if (step) {
             printf("fetch %" PRIu64 ": %" PRIu64 " records, %" PRIu64 " missed\n", fetches, got, miss);
             fflush(stdout);
@@ -236,5 +298,7 @@ int main(int argc, char **argv)
     printf("records %" PRIu64 " missed %" PRIu64 " fetches %" PRIu64 " first %" PRId64
            " last %" PRId64 " dups %" PRIu64 " gaps %" PRIu64 " bytes %" PRIu64 " secs %.3f\n",
            nrec, missed, fetches, first, last, dups, gaps, bytes, el);
+    if (stopfile != NULL)
+        printf("span %.6f\n", tfirst >= 0 ? tlast - tfirst : 0.0);
     return 0;
 }
