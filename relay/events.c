@@ -200,9 +200,13 @@ static const char *record_time(const event_stream *es, json_t *rec, int64_t now_
 }
 
 /* Sequence numbers: an old number is a duplicate (the same document read
- * again); a jump forward means records were lost at the source; a record
- * numbered 0 or 1 after higher numbers means the producer restarted. */
-static bool sequence_ok(event_stream *es, json_t *rec, bool first_of_read)
+ * again); a jump forward means records were lost at the source.  A read
+ * whose first record is numbered 0 or 1 after higher numbers is a
+ * producer restart (a module loaded again) only when that record is newer
+ * than everything accepted so far, or the producer's dropped counter went
+ * back in the same read; otherwise it is the same history read again, and
+ * its records are duplicates. */
+static bool sequence_ok(event_stream *es, json_t *rec, bool first_of_read, int64_t when)
 {
     if (es->meta->sequence == NULL)
         return true;
@@ -211,11 +215,14 @@ static bool sequence_ok(event_stream *es, json_t *rec, bool first_of_read)
         return true;
     int64_t seq = json_integer_value(s);
     if (es->have_seq && seq <= es->last_seq) {
-        if (!(first_of_read && seq <= 1 && es->last_seq > 1)) {
+        bool newer = es->meta->timestamp != NULL && when > es->last_when;
+        bool restart = first_of_read && seq <= 1 && es->last_seq > 1 &&
+                       (newer || es->dropped_went_back);
+        if (!restart) {
             es->duplicates++;
             return false;
         }
-        es->have_seq = false;   /* restart */
+        es->have_seq = false;
     }
     if (es->have_seq && seq > es->last_seq + 1)
         es->lost += (uint64_t)(seq - es->last_seq - 1);
@@ -232,6 +239,7 @@ static void note_producer_drops(event_stream *es, json_t *doc)
     if (!json_is_integer(d))
         return;
     int64_t v = json_integer_value(d);
+    es->dropped_went_back = es->have_dropped && v < es->last_dropped;
     /* a running count: add what is new; a smaller value means the
      * producer restarted and counts from zero again */
     if (es->have_dropped && v >= es->last_dropped)
@@ -246,6 +254,7 @@ void event_stream_ingest(event_stream *es, json_t *doc, int64_t now_ns, const lo
                          const char *source_name)
 {
     const meta_event *me = es->meta;
+    es->dropped_went_back = false;
     note_producer_drops(es, doc);
     json_t *list = pointer_get(doc, me->pointer, NULL);
     if (!json_is_array(list))
@@ -259,10 +268,11 @@ void event_stream_ingest(event_stream *es, json_t *doc, int64_t now_ns, const lo
             reject(es, log, source_name, i, "record is not an object");
             continue;
         }
-        if (!sequence_ok(es, rec, i == 0))
-            continue;
         int64_t when;
         const char *bad = record_time(es, rec, now_ns, &when, why, sizeof(why));
+        /* a rejected record still takes its number: it is not lost too */
+        if (!sequence_ok(es, rec, i == 0, bad == NULL ? when : INT64_MIN))
+            continue;
         char *folded = NULL;
         b.len = 0;
         for (size_t f = 0; bad == NULL && f < me->nfields; f++)
@@ -289,6 +299,8 @@ void event_stream_ingest(event_stream *es, json_t *doc, int64_t now_ns, const lo
             continue;
         }
         es->received++;
+        if (when > es->last_when)
+            es->last_when = when;
         if (folded != NULL && es->stacks != NULL) {
             uint64_t weight = 1;
             if (me->count_field >= 0) {

@@ -32,8 +32,10 @@ typedef struct event_stream {
     stacktab *stacks;        /* NULL without a stack field */
     bool have_seq;
     int64_t last_seq;
+    int64_t last_when;       /* newest accepted record time (ns) */
     bool have_dropped;
     int64_t last_dropped;
+    bool dropped_went_back;  /* in the current read: a producer restart sign */
     uint64_t received;       /* records queued */
     uint64_t duplicates;     /* already-seen sequence numbers */
     uint64_t lost;           /* gaps in sequence numbers + producer drops */

@@ -131,10 +131,14 @@ START_TEST(event_restart_and_oversize)
     event_limits lim = {1 << 20, 128, 100, 600};
     event_stream *es = event_stream_new(&m->events[0], &lim);
     ingest(es, "{\"samples\": [{\"seq\": 40, \"pid\": 1, \"ts\": 1764449999000000, \"stack\": \"a\"}]}");
-    /* a module reload starts numbering again at 1: not a duplicate */
+    /* the same history read again, numbered from 1: duplicates */
     ingest(es, "{\"samples\": [{\"seq\": 1, \"pid\": 1, \"ts\": 1764449999000000, \"stack\": \"a\"}]}");
+    ck_assert_uint_eq(es->received, 1);
+    ck_assert_uint_eq(es->duplicates, 1);
+    /* a module reload starts numbering again at 1 with newer samples */
+    ingest(es, "{\"samples\": [{\"seq\": 1, \"pid\": 1, \"ts\": 1764449999000009, \"stack\": \"a\"}]}");
     ck_assert_uint_eq(es->received, 2);
-    ck_assert_uint_eq(es->duplicates, 0);
+    ck_assert_uint_eq(es->duplicates, 1);
     char big[400];
     memset(big, 'f', sizeof(big) - 1);
     big[sizeof(big) - 1] = '\0';
