@@ -12,7 +12,8 @@ set -eu
 
 PKGS="${STAPRELAY_DEPS:-build-essential pkg-config libjansson-dev libev-dev \
 libpcp3-dev libpcp-pmda3-dev pcp check libxml2-utils python3-json-pointer \
-valgrind chromium systemtap linux-headers-amd64 python3-jsonschema python3-six}"
+valgrind chromium systemtap linux-headers-amd64 python3-jsonschema python3-six \
+libfuse3-dev fuse3}"
 
 missing=""
 half=""
