@@ -125,3 +125,23 @@ clean:
 
 .PHONY: all unit deps check demo install clean
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# ---- fuzzing (libFuzzer, clang) ---------------------------------------
+# make fuzz: every target for FUZZ_SECONDS (default 60) from a seed corpus
+# of the repository's own fixtures; make check runs each for a few seconds.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := $(patsubst fuzz/%.c,%,$(wildcard fuzz/fuzz_*.c))
+FUZZ_FLAGS    = -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined \
+                $(shell pkg-config --cflags jansson 2>/dev/null)
+
+build/fuzz/%: fuzz/%.c $(RELAY_SRCS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(RELAY_SRCS) $(JANSSON_LIBS) $(EV_LIBS)
+
+fuzz-build: $(addprefix build/fuzz/,$(FUZZ_TARGETS))
+
+fuzz: fuzz-build
+	@./scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+.PHONY: fuzz fuzz-build

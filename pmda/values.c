@@ -164,9 +164,6 @@ static int source_value(const metric_ref *ref, long pos, pmAtomValue *atom)
     return PMDA_FETCH_STATIC;
 }
 
-/* Largest encoded records handed to one client in one fetch: an event
- * array must stay below PCP's 16 MiB value limit; the rest waits. */
-#define EVENT_FETCH_BYTES (8u * 1024 * 1024)
 
 typedef struct record_builder {
     pmda_ctx *ctx;
@@ -239,7 +236,11 @@ static int event_value(const metric_ref *ref, pmAtomValue *atom)
     record_builder b = {ref->ctx, me, ref, vals};
     pmdaEventResetArray(ref->event_array);
     uint64_t missed = 0;
-    size_t n = evqueue_read(es->queue, ref->ctx->client, EVENT_FETCH_BYTES, &missed,
+    /* event_fetch_size bounds one client's records per fetch: the event
+     * array and its PDU copy stay small (PCP's limit is 16 MiB), and a
+     * lagging client catches up over a few fetches */
+    size_t n = evqueue_read(es->queue, ref->ctx->client, ref->ctx->relay->cfg->event_fetch_size,
+                            &missed,
                             add_record, &b);
     free(vals);
     if (missed > 0) {

@@ -17,6 +17,7 @@ relay_config *config_new_default(void)
     cfg->max_document_size = CONFIG_DEFAULT_MAX_DOCUMENT;
     cfg->event_queue_size = 16u * 1024 * 1024;
     cfg->max_record_size = 1024 * 1024;
+    cfg->event_fetch_size = 1024 * 1024;
     cfg->max_stacks = 10000;
     cfg->stack_expiry = 600;
     cfg->exec_user = strdup("nobody");
@@ -135,6 +136,8 @@ static int apply_key(relay_config *cfg, const char *key, json_t *v,
         return parse_size(v, key, 4096, (json_int_t)1 << 32, &cfg->event_queue_size, err, errlen);
     if (strcmp(key, "max_record_size") == 0)
         return parse_size(v, key, 256, (json_int_t)16 << 20, &cfg->max_record_size, err, errlen);
+    if (strcmp(key, "event_fetch_size") == 0)
+        return parse_size(v, key, 65536, (json_int_t)12 << 20, &cfg->event_fetch_size, err, errlen);
     if (strcmp(key, "max_stacks") == 0)
         return parse_size(v, key, 1, 10000000, &cfg->max_stacks, err, errlen);
     if (strcmp(key, "stack_expiry") == 0)

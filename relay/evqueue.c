@@ -26,8 +26,15 @@ struct evqueue {
     evqueue_stats st;
 };
 
-/* Overhead charged per record besides its payload. */
-#define RECORD_OVERHEAD sizeof(record)
+/* What a record really costs: the allocator's size for it plus its
+ * chunk header, so the bound is on memory, not just on payload. */
+#define MALLOC_HEADER 16
+
+static size_t record_cost(size_t len)
+{
+    size_t n = sizeof(record) + len + 8;   /* malloc's minimum alignment slack */
+    return (n + 15) / 16 * 16 + MALLOC_HEADER;
+}
 
 evqueue *evqueue_new(size_t max_bytes)
 {
@@ -61,7 +68,7 @@ static void evict_head(evqueue *q)
     if (q->head == NULL)
         q->tail = NULL;
     q->st.queued--;
-    q->st.bytes -= r->len + RECORD_OVERHEAD;
+    q->st.bytes -= record_cost(r->len);
     /* was anybody still waiting for it? */
     for (size_t i = 0; i < q->nclients; i++)
         if (q->clients[i].next_seq <= r->seq) {
@@ -86,7 +93,7 @@ static void trim_consumed(evqueue *q)
 
 int evqueue_append(evqueue *q, const void *data, size_t len, int64_t when_ns)
 {
-    size_t need = len + RECORD_OVERHEAD;
+    size_t need = record_cost(len);
     if (need > q->max_bytes)
         return -1;
     while (q->head != NULL && q->st.bytes + need > q->max_bytes)

@@ -1,8 +1,8 @@
 #!/bin/sh
 # make check's driver: every unit-test runner given on the command line
 # (plain and ASan/UBSan builds), the qa suite against private pmcds, the
-# PMDA under valgrind over the qa tests that exercise it, and the
-# SystemTap script checks.  Ends with one summary line:
+# PMDA under valgrind over the qa tests that exercise it, every libFuzzer
+# target briefly (make fuzz runs them longer), and the SystemTap checks.  Ends with one summary line:
 #   check: N passed, N failed
 # Check's summaries ("100%: Checks: 12, Failures: 0, Errors: 0") and the
 # other phases' "<name>: N passed, N failed" lines are added up.
@@ -62,6 +62,8 @@ phase qa ./qa/run
 # qa/run takes test-name prefixes; re-label its summary for this phase
 vg_run() { QA_VALGRIND=1 ./qa/run $VALGRIND_QA | sed 's/^qa: /valgrind: /'; }
 phase valgrind vg_run
+fuzz_run() { make -s --no-print-directory fuzz FUZZ_SECONDS=${CHECK_FUZZ_SECONDS:-3}; }
+phase fuzz fuzz_run
 if [ -x stap/check.sh ]; then
     phase stap ./stap/check.sh
 fi
