@@ -13,5 +13,6 @@ Suite *idmap_suite(void);
 Suite *stack_suite(void);
 Suite *evqueue_suite(void);
 Suite *events_suite(void);
+Suite *corpus_suite(void);
 Suite *instances_suite(void);
 #endif
