@@ -8,5 +8,7 @@ int cmd_fold(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_run(int argc, char **argv);   /* client/run.c */
+int cmd_list(int argc, char **argv);  /* client/run.c */
 
 #endif

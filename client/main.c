@@ -15,6 +15,8 @@ static const struct {
     { "flame", cmd_flame, "draw an interactive SVG flame graph" },
     { "diff",  cmd_diff,  "draw a differential flame graph of two profiles" },
     { "top",   cmd_top,   "list the heaviest frames" },
+    { "run",   cmd_run,   "run a bundled script (SystemTap or perf) into PCP" },
+    { "list",  cmd_list,  "list the bundled scripts and the backends that run them here" },
 };
 
 static void usage(FILE *fp)

@@ -1,0 +1,603 @@
+/* run_stap: the SystemTap backends of `staprelay run`.
+ *
+ * kernel runtime:  stap -m NAME -I DIR/tapset -DMAXSKIPPED=100000
+ *                       [-x PID | -c CMD] [-G kernel_only=1|user_only=1]
+ *                       DIR/SCRIPT.stp [HZ]
+ *   files in /proc/systemtap/NAME (the relay's default stap root).
+ *
+ * BPF runtime (scripts in DIR/bpf/):
+ *   stap --runtime=bpf [-r TREE] -p4 -m NAME DIR/bpf/SCRIPT.stp  (cached)
+ *   [LD_PRELOAD=memlock_shim.so] stapbpf [-x PID | -c CMD] NAME.bo
+ *   files (FIFOs) in /var/tmp/systemtap-$USER/NAME: the relay's stap_roots
+ *   must list /var/tmp/systemtap-$USER.
+ * The cache is $STAPRELAY_CACHE, else build/stapcache in a source tree
+ * (shared with stap/check.sh), else ~/.cache/staprelay. */
+#include "client/run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "client/strbuf.h"
+
+static pid_t spawn_env(char *const argv[], const char *preload, int out, int errfd)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        setpgid(0, 0);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
+        if (preload != NULL) {
+            const char *old = getenv("LD_PRELOAD");
+            strbuf sb = STRBUF_INIT;
+            sb_adds(&sb, preload);
+            if (old && *old)
+                sb_printf(&sb, " %s", old);
+            setenv("LD_PRELOAD", sb.buf, 1);
+        }
+        if (out >= 0)
+            dup2(out, 1);
+        if (errfd >= 0)
+            dup2(errfd, 2);
+        execvp(argv[0], argv);
+        fprintf(stderr, "staprelay run: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    return pid;
+}
+
+static void print_argv(const char *what, char *const argv[], const char *preload)
+{
+    fprintf(stderr, "staprelay run: %s: %s%s%s", what, preload ? "LD_PRELOAD=" : "",
+            preload ? preload : "", preload ? " " : "");
+    for (size_t i = 0; argv[i]; i++)
+        fprintf(stderr, "%s%s", i ? " " : "", argv[i]);
+    fprintf(stderr, "\n");
+}
+
+/* Wait for pid until it exits, the deadline passes (0: none) or we are
+ * interrupted; then stop it with SIGINT (stap and stapbpf unload cleanly
+ * on SIGINT), escalating after 30 s.  *stopped says whether we stopped
+ * it.  Returns the wait status. */
+static int supervise(pid_t pid, double deadline, bool *stopped)
+{
+    int status = 0;
+    *stopped = false;
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid)
+            return status;
+        if (r < 0 && errno != EINTR)
+            return status;
+        if (run_stop_requested() || (deadline > 0 && run_now() >= deadline)) {
+            *stopped = true;
+            kill(pid, SIGINT);
+            double until = run_now() + 30;
+            int seen = run_stop_requested();
+            for (;;) {
+                r = waitpid(pid, &status, WNOHANG);
+                if (r == pid || (r < 0 && errno == ECHILD))
+                    return status;
+                if (run_now() > until || run_stop_requested() > seen + 1) {
+                    fprintf(stderr, "staprelay run: %d does not stop: killing it\n", (int)pid);
+                    return run_stop_child(pid, SIGTERM, 5);
+                }
+                usleep(100000);
+            }
+        }
+        usleep(100000);
+    }
+}
+
+static void replay(int fd, const char *what)
+{
+    if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0)
+        return;
+    char buf[4096];
+    ssize_t n;
+    bool any = false;
+    while ((n = read(fd, buf, sizeof buf)) > 0) {
+        if (!any)
+            fprintf(stderr, "staprelay run: %s said:\n", what);
+        any = true;
+        fwrite(buf, 1, (size_t)n, stderr);
+    }
+}
+
+static bool log_has(int fd, const char *needle)
+{
+    if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0)
+        return false;
+    strbuf sb = STRBUF_INIT;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0 && sb.len < (1 << 20))
+        sb_add(&sb, buf, (size_t)n);
+    bool r = sb.buf && strstr(sb.buf, needle);
+    sb_free(&sb);
+    return r;
+}
+
+static int tmp_log(void)
+{
+    char name[] = "/tmp/staprelay-run.XXXXXX";
+    int fd = mkstemp(name);
+    if (fd >= 0) {
+        unlink(name);
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+    return fd;
+}
+
+static void where(const char *name, const char *files)
+{
+    fprintf(stderr, "staprelay run: files in %s\n"
+            "staprelay run: metrics: pminfo -f staprelay.%s\n", files, name);
+}
+
+/* ---- kernel runtime ----------------------------------------------------- */
+
+int run_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o,
+                    const char *name)
+{
+    strbuf tapset = STRBUF_INIT, pid = STRBUF_INIT, hz = STRBUF_INIT;
+    sb_printf(&tapset, "%s/tapset", c->dir);
+    const char *argv[32];
+    size_t k = 0;
+    argv[k++] = "stap";
+    argv[k++] = "-m";
+    argv[k++] = name;
+    argv[k++] = "-I";
+    argv[k++] = tapset.buf;
+    argv[k++] = "-DMAXSKIPPED=100000";
+    if (o->pid) {
+        sb_printf(&pid, "%ld", o->pid);
+        argv[k++] = "-x";
+        argv[k++] = pid.buf;
+    } else if (o->cmd) {
+        argv[k++] = "-c";
+        argv[k++] = o->cmd;
+    }
+    if (o->kernel_only) {
+        argv[k++] = "-G";
+        argv[k++] = "kernel_only=1";
+    }
+    if (o->user_only) {
+        argv[k++] = "-G";
+        argv[k++] = "user_only=1";
+    }
+    argv[k++] = s->path;
+    if (o->hz) {
+        sb_printf(&hz, "%ld", o->hz);
+        argv[k++] = hz.buf;
+    }
+    argv[k] = NULL;
+    print_argv("running", (char *const *)argv, NULL);
+    strbuf files = STRBUF_INIT;
+    sb_printf(&files, "/proc/systemtap/%s (the module loads after stap's passes 1-4)", name);
+    where(name, files.buf);
+    sb_free(&files);
+
+    double deadline = 0;
+    pid_t p = spawn_env((char *const *)argv, NULL, -1, -1);
+    int rc = RUN_EXIT_FAILED;
+    if (p < 0) {
+        fprintf(stderr, "staprelay run: cannot start stap: %s\n", strerror(errno));
+    } else {
+        /* the duration counts from the start: stap's own passes included */
+        if (o->duration > 0)
+            deadline = run_now() + o->duration;
+        bool stopped;
+        int st = supervise(p, deadline, &stopped);
+        if (stopped || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
+            rc = RUN_EXIT_OK;
+        else
+            fprintf(stderr, "staprelay run: stap failed (exit %d)\n",
+                    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    }
+    sb_free(&tapset);
+    sb_free(&pid);
+    sb_free(&hz);
+    return rc;
+}
+
+/* ---- BPF runtime -------------------------------------------------------- */
+
+static int mkdirs(const char *path)
+{
+    strbuf sb = STRBUF_INIT;
+    sb_adds(&sb, path);
+    for (size_t i = 1; i <= sb.len; i++) {
+        if (sb.buf[i] != '/' && sb.buf[i] != '\0')
+            continue;
+        char c = sb.buf[i];
+        sb.buf[i] = '\0';
+        if (mkdir(sb.buf, 0755) != 0 && errno != EEXIST) {
+            sb_free(&sb);
+            return -1;
+        }
+        sb.buf[i] = c;
+    }
+    sb_free(&sb);
+    return 0;
+}
+
+static char *cache_dir(const run_catalog *c)
+{
+    strbuf sb = STRBUF_INIT;
+    const char *env = getenv("STAPRELAY_CACHE");
+    if (env && *env) {
+        sb_adds(&sb, env);
+    } else {
+        strbuf mk = STRBUF_INIT;
+        sb_printf(&mk, "%s/../Makefile", c->dir);
+        bool tree = access(mk.buf, R_OK) == 0;
+        sb_free(&mk);
+        if (tree) {
+            const char *b = getenv("STAPRELAY_BUILD");
+            if (b && *b)
+                sb_printf(&sb, "%s/stapcache", b);
+            else
+                sb_printf(&sb, "%s/../build/stapcache", c->dir);
+        } else {
+            const char *x = getenv("XDG_CACHE_HOME");
+            const char *h = getenv("HOME");
+            if (x && *x)
+                sb_printf(&sb, "%s/staprelay", x);
+            else
+                sb_printf(&sb, "%s/.cache/staprelay", h && *h ? h : "/tmp");
+        }
+    }
+    return sb_steal(&sb);
+}
+
+/* Run a shell snippet with positional args; returns its stdout (trimmed,
+ * malloc'd) or NULL when it failed. */
+static char *sh_out(const char *script, const char *const args[])
+{
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) != 0)
+        return NULL;
+    const char *argv[16];
+    size_t k = 0;
+    argv[k++] = "sh";
+    argv[k++] = "-c";
+    argv[k++] = script;
+    argv[k++] = "sh";
+    for (size_t i = 0; args && args[i] && k < 15; i++)
+        argv[k++] = args[i];
+    argv[k] = NULL;
+    pid_t p = fork();
+    if (p < 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        return NULL;
+    }
+    if (p == 0) {
+        dup2(pfd[1], 1);
+        execvp("sh", (char *const *)argv);
+        _exit(127);
+    }
+    close(pfd[1]);
+    strbuf sb = STRBUF_INIT;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(pfd[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+        if (n > 0)
+            sb_add(&sb, buf, (size_t)n);
+    close(pfd[0]);
+    int st;
+    while (waitpid(p, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        sb_free(&sb);
+        return NULL;
+    }
+    while (sb.len && (sb.buf[sb.len - 1] == '\n' || sb.buf[sb.len - 1] == ' '))
+        sb.buf[--sb.len] = '\0';
+    if (sb.buf == NULL)
+        sb_add(&sb, "", 0);
+    return sb_steal(&sb);
+}
+
+/* The kernel build tree for stap -r: prints "REL TREE" (TREE empty when
+ * /lib/modules/$(uname -r)/build has a System.map and needs no -r).  The
+ * tree is made as stap/check.sh makes it: Debian's headers as symlinks
+ * plus a System.map of the running kernel (BPF tracepoints need one). */
+static const char kbuild_sh[] =
+    "set -u\n"
+    "cache=$1; r=$(uname -r)\n"
+    "if [ -f /lib/modules/$r/build/.config ] && { [ -f /lib/modules/$r/build/System.map ] || "
+    "[ -f /boot/System.map-$r ]; }; then echo \"$r\"; exit 0; fi\n"
+    "hdr=$(ls -d /usr/src/linux-headers-*-amd64 /usr/src/linux-headers-*-arm64 2>/dev/null | sort -V | tail -1)\n"
+    "[ -n \"$hdr\" ] || exit 1\n"
+    "rel=${hdr#/usr/src/linux-headers-}\n"
+    "common=/usr/src/linux-headers-${rel%-*}-common\n"
+    "[ -d \"$common\" ] || common=$(readlink -f \"/lib/modules/$rel/source\" 2>/dev/null || echo \"$hdr\")\n"
+    "tree=$cache/kbuild-$rel\n"
+    "if [ ! -f \"$tree/.staprelay-ok\" ]; then\n"
+    "  rm -rf \"$tree\"; mkdir -p \"$tree\" || exit 1\n"
+    "  cp -as \"$hdr/.\" \"$tree/\" 2>/dev/null\n"
+    "  for l in \"$hdr\"/*; do [ -L \"$l\" ] && ln -sfn \"$(readlink -f \"$l\")\" \"$tree/$(basename \"$l\")\"; done\n"
+    "  ln -sfn \"$common\" \"$tree/source\"\n"
+    "  awk '{print $1, $2, $3}' /proc/kallsyms >\"$tree/System.map\" 2>/dev/null || : >\"$tree/System.map\"\n"
+    "  touch \"$tree/.staprelay-ok\"\n"
+    "fi\n"
+    "echo \"$rel $tree\"\n";
+
+/* Same key as stap/check.sh, so a .bo it built is reused. */
+static const char key_sh[] =
+    "{ cat \"$1\"; stap -V 2>&1 | head -1; echo \"$2 $3\"; } | sha256sum | cut -c1-24\n";
+
+/* Whether this process may raise RLIMIT_MEMLOCK to infinity (stapbpf
+ * insists); tried in a child so our own limit is untouched. */
+static bool memlock_ok(void)
+{
+    pid_t p = fork();
+    if (p < 0)
+        return false;
+    if (p == 0) {
+        struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+        _exit(setrlimit(RLIMIT_MEMLOCK, &rl) == 0 ? 0 : 1);
+    }
+    int st;
+    while (waitpid(p, &st, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static bool newer(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) != 0)
+        return false;
+    if (stat(b, &sb) != 0)
+        return true;
+    return sa.st_mtime > sb.st_mtime;
+}
+
+int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
+                 const char *name, const run_env *e)
+{
+    (void)e;
+    int rc = RUN_EXIT_FAILED;
+    char *cache = cache_dir(c);
+    char *kb = NULL, *key = NULL;
+    strbuf home = STRBUF_INIT, bo = STRBUF_INIT, shim = STRBUF_INIT, tmpd = STRBUF_INIT,
+           runbo = STRBUF_INIT, fifo = STRBUF_INIT, pid = STRBUF_INIT;
+    int logfd = -1;
+    if (mkdirs(cache) != 0) {
+        fprintf(stderr, "staprelay run: cannot create the cache %s: %s\n", cache, strerror(errno));
+        goto out;
+    }
+    const char *kargs[] = { cache, NULL };
+    kb = sh_out(kbuild_sh, kargs);
+    if (kb == NULL) {
+        fprintf(stderr, "staprelay run: no kernel build tree for stap: install "
+                "linux-headers-amd64 (stap needs headers and a System.map even for BPF)\n");
+        goto out;
+    }
+    char *sp = strchr(kb, ' ');
+    const char *tree = sp ? sp + 1 : NULL;
+    if (sp)
+        *sp = '\0';
+    const char *rel = kb;
+
+    const char *kargs2[] = { s->bpf_path, rel, name, NULL };
+    key = sh_out(key_sh, kargs2);
+    if (key == NULL || strlen(key) < 8) {
+        fprintf(stderr, "staprelay run: cannot hash %s (sha256sum)\n", s->bpf_path);
+        goto out;
+    }
+    sb_printf(&home, "%s/home", cache);
+    sb_printf(&bo, "%s/bo/%s.bo", cache, key);
+    sb_printf(&tmpd, "%s/run.XXXXXX", cache);
+    if (mkdirs(home.buf) != 0 || mkdtemp(tmpd.buf) == NULL) {
+        fprintf(stderr, "staprelay run: cannot create directories under %s: %s\n",
+                cache, strerror(errno));
+        goto out;
+    }
+    {
+        strbuf bod = STRBUF_INIT;
+        sb_printf(&bod, "%s/bo", cache);
+        mkdirs(bod.buf);
+        sb_free(&bod);
+    }
+    setenv("SYSTEMTAP_DIR", home.buf, 1);
+    logfd = tmp_log();
+
+    /* build (or reuse) NAME.bo */
+    sb_printf(&runbo, "%s/%s.bo", tmpd.buf, name);
+    if (access(bo.buf, R_OK) == 0) {
+        fprintf(stderr, "staprelay run: using the cached BPF build %s\n", bo.buf);
+    } else {
+        const char *argv[16];
+        size_t k = 0;
+        argv[k++] = "stap";
+        argv[k++] = "--runtime=bpf";
+        if (tree) {
+            argv[k++] = "-r";
+            argv[k++] = tree;
+        }
+        argv[k++] = "-p4";
+        argv[k++] = "-m";
+        argv[k++] = name;
+        argv[k++] = s->bpf_path;
+        argv[k] = NULL;
+        print_argv("building (the first build of a script takes a minute)",
+                   (char *const *)argv, NULL);
+        pid_t p = fork();
+        if (p == 0) {
+            setpgid(0, 0);
+            signal(SIGINT, SIG_DFL);
+            if (chdir(tmpd.buf) != 0)
+                _exit(127);
+            if (logfd >= 0) {
+                dup2(logfd, 1);
+                dup2(logfd, 2);
+            }
+            execvp("stap", (char *const *)argv);
+            _exit(127);
+        }
+        if (p < 0) {
+            fprintf(stderr, "staprelay run: fork: %s\n", strerror(errno));
+            goto out;
+        }
+        setpgid(p, p);
+        bool stopped;
+        int st = supervise(p, 0, &stopped);
+        if (stopped) {
+            fprintf(stderr, "staprelay run: interrupted while building\n");
+            rc = RUN_EXIT_OK;
+            goto out;
+        }
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || access(runbo.buf, R_OK) != 0) {
+            replay(logfd, "stap");
+            fprintf(stderr, "staprelay run: building %s for the BPF runtime failed\n",
+                    s->bpf_path);
+            goto out;
+        }
+        /* cache it (copy through the shell keeps this short) */
+        const char *cargs[] = { runbo.buf, bo.buf, NULL };
+        char *r = sh_out("cp \"$1\" \"$2.tmp.$$\" && mv \"$2.tmp.$$\" \"$2\"", cargs);
+        free(r);
+    }
+    if (access(runbo.buf, R_OK) != 0) {
+        const char *cargs[] = { bo.buf, runbo.buf, NULL };
+        char *r = sh_out("cp \"$1\" \"$2\"", cargs);
+        if (r == NULL) {
+            fprintf(stderr, "staprelay run: cannot copy %s\n", bo.buf);
+            goto out;
+        }
+        free(r);
+    }
+
+    /* the RLIMIT_MEMLOCK shim, only where the limit cannot be raised */
+    const char *preload = NULL;
+    if (!memlock_ok()) {
+        strbuf src = STRBUF_INIT;
+        sb_printf(&src, "%s/memlock_shim.c", c->dir);
+        sb_printf(&shim, "%s/memlock_shim.so", cache);
+        if (newer(src.buf, shim.buf)) {
+            char *cc = run_which("cc");
+            if (cc == NULL) {
+                fprintf(stderr, "staprelay run: RLIMIT_MEMLOCK cannot be raised here "
+                        "(no CAP_SYS_RESOURCE) and stapbpf insists: building the shim "
+                        "%s needs cc (apt-get install gcc)\n", src.buf);
+                sb_free(&src);
+                goto out;
+            }
+            free(cc);
+            const char *cargs[] = { shim.buf, src.buf, NULL };
+            char *r = sh_out("cc -shared -fPIC -O2 -o \"$1.tmp.$$\" \"$2\" -ldl && "
+                             "mv \"$1.tmp.$$\" \"$1\"", cargs);
+            if (r == NULL) {
+                fprintf(stderr, "staprelay run: cannot build %s from %s\n", shim.buf, src.buf);
+                sb_free(&src);
+                goto out;
+            }
+            free(r);
+        }
+        sb_free(&src);
+        preload = shim.buf;
+        fprintf(stderr, "staprelay run: RLIMIT_MEMLOCK cannot be raised here (no "
+                "CAP_SYS_RESOURCE): preloading the shim for stapbpf\n");
+    }
+
+    const char *argv[16];
+    size_t k = 0;
+    argv[k++] = "stapbpf";
+    if (o->pid) {
+        sb_printf(&pid, "%ld", o->pid);
+        argv[k++] = "-x";
+        argv[k++] = pid.buf;
+    } else if (o->cmd) {
+        argv[k++] = "-c";
+        argv[k++] = o->cmd;
+    }
+    argv[k++] = runbo.buf;
+    argv[k] = NULL;
+    print_argv("running", (char *const *)argv, preload);
+    struct passwd *pw = getpwuid(geteuid());
+    sb_printf(&fifo, "/var/tmp/systemtap-%s/%s", pw ? pw->pw_name : "root", name);
+    strbuf files = STRBUF_INIT;
+    sb_printf(&files, "%s (FIFOs: the PMDA's stap_roots must list /var/tmp/systemtap-%s)",
+              fifo.buf, pw ? pw->pw_name : "root");
+    where(name, files.buf);
+    sb_free(&files);
+    /* only stapbpf's output from here on */
+    if (logfd >= 0 && (lseek(logfd, 0, SEEK_SET) != 0 || ftruncate(logfd, 0) != 0)) {
+        close(logfd);
+        logfd = tmp_log();
+    }
+    pid_t p = spawn_env((char *const *)argv, preload, logfd, logfd);
+    if (p < 0) {
+        fprintf(stderr, "staprelay run: cannot start stapbpf: %s\n", strerror(errno));
+        goto out;
+    }
+    double deadline = o->duration > 0 ? run_now() + o->duration : 0;
+    /* report when the FIFOs are there */
+    strbuf data = STRBUF_INIT;
+    sb_printf(&data, "%s/data.json", fifo.buf);
+    for (int i = 0; i < 100; i++) {
+        struct stat st;
+        if (stat(data.buf, &st) == 0 && S_ISFIFO(st.st_mode)) {
+            fprintf(stderr, "staprelay run: loaded; %s\n", o->duration > 0 ?
+                    "running for the duration (Ctrl-C stops it earlier)" : "running until Ctrl-C");
+            break;
+        }
+        if (waitpid(p, NULL, WNOHANG) != 0 || run_stop_requested())
+            break;
+        usleep(100000);
+    }
+    sb_free(&data);
+    bool stopped;
+    int st = supervise(p, deadline, &stopped);
+    if (stopped || (WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+        rc = RUN_EXIT_OK;
+        fprintf(stderr, "staprelay run: stopped; stapbpf removed %s\n", fifo.buf);
+    } else {
+        replay(logfd, "stapbpf");
+        if (log_has(logfd, "Operation not permitted") || log_has(logfd, "ermission denied"))
+            fprintf(stderr, "staprelay run: the kernel refused the BPF programs "
+                    "(BPF permission: root with CAP_BPF/CAP_SYS_ADMIN, "
+                    "kernel.unprivileged_bpf_disabled, lockdown)\n");
+        fprintf(stderr, "staprelay run: stapbpf failed (exit %d)\n",
+                WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    }
+out:
+    if (runbo.len) {
+        unlink(runbo.buf);
+    }
+    if (tmpd.len && strstr(tmpd.buf, "XXXXXX") == NULL) {
+        const char *rargs[] = { tmpd.buf, NULL };
+        char *r = sh_out("rm -rf \"$1\"", rargs);
+        free(r);
+    }
+    if (logfd >= 0)
+        close(logfd);
+    free(cache);
+    free(kb);
+    free(key);
+    sb_free(&home);
+    sb_free(&bo);
+    sb_free(&shim);
+    sb_free(&tmpd);
+    sb_free(&runbo);
+    sb_free(&fifo);
+    sb_free(&pid);
+    return rc;
+}
