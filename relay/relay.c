@@ -72,20 +72,20 @@ static source *find_source(relay *r, const char *dir)
     return NULL;
 }
 
-static void add_source(relay *r, const char *dir, bool trusted, bool stap_module)
+static source *add_source(relay *r, const char *dir, bool trusted, bool stap_module)
 {
     source *s = find_source(r, dir);
     if (s != NULL) {
         s->seen = true;
-        return;
+        return s;
     }
     s = source_new(r, dir, trusted, stap_module);
     if (s == NULL)
-        return;
+        return NULL;
     source **ns = realloc(r->sources, (r->nsources + 1) * sizeof(*ns));
     if (ns == NULL) {
         source_free(s);
-        return;
+        return NULL;
     }
     r->sources = ns;
     r->sources[r->nsources++] = s;
@@ -93,6 +93,7 @@ static void add_source(relay *r, const char *dir, bool trusted, bool stap_module
     r->namespace_dirty = true;   /* the host lists sources too */
     log_msg(&r->log, LOG_LVL_INFO, "new source %s%s", dir,
             stap_module ? " (SystemTap module)" : trusted ? " (trusted)" : "");
+    return s;
 }
 
 static bool has_metadata(const char *dir)
@@ -107,10 +108,13 @@ static bool has_metadata(const char *dir)
 /* Walk one directory tree.  Symbolic links to directories are not
  * followed below the configured root, so a link can neither loop the walk
  * nor pull in a tree from elsewhere (pmdajson's os.walk did the same). */
-static void scan_tree(relay *r, const char *dir, bool trusted, int depth)
+static void scan_tree(relay *r, const char *root, const char *dir, bool trusted, int depth)
 {
-    if (has_metadata(dir))
-        add_source(r, dir, trusted, false);
+    if (has_metadata(dir)) {
+        source *s = add_source(r, dir, trusted, false);
+        if (s != NULL && s->root == NULL)
+            s->root = strdup(root);
+    }
     if (depth >= SCAN_MAX_DEPTH)
         return;
     DIR *d = opendir(dir);
@@ -130,7 +134,7 @@ static void scan_tree(relay *r, const char *dir, bool trusted, int depth)
             is_dir = lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
         }
         if (is_dir)
-            scan_tree(r, path, trusted, depth + 1);
+            scan_tree(r, root, path, trusted, depth + 1);
     }
     closedir(d);
 }
@@ -189,9 +193,9 @@ static void discover(relay *r)
     for (size_t i = 0; i < r->cfg->nstap_roots; i++)
         scan_stap_root(r, r->cfg->stap_roots[i]);
     for (size_t i = 0; i < r->cfg->ntrusted_directories; i++)
-        scan_tree(r, r->cfg->trusted_directories[i], true, 0);
+        scan_tree(r, r->cfg->trusted_directories[i], r->cfg->trusted_directories[i], true, 0);
     for (size_t i = 0; i < r->cfg->ndirectories; i++)
-        scan_tree(r, r->cfg->directories[i], false, 0);
+        scan_tree(r, r->cfg->directories[i], r->cfg->directories[i], false, 0);
     for (size_t i = r->nsources; i-- > 0;)
         if (!r->sources[i]->seen)
             bury_source(r, i);

@@ -6,6 +6,7 @@
 #include "relay/strmap.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -102,6 +103,7 @@ void source_free(source *s)
     free(s->problem_hash);
     free(s->array_hash);
     free(s->default_prefix);
+    free(s->root);
     free(s->dir);
     free(s);
 }
@@ -249,6 +251,30 @@ static void install_meta(source *s, source_meta *m, char *text)
     resolve_data_file(s);
 }
 
+/* An untrusted directory is writable by anyone (pmdajson's shared
+ * directory is mode 1777) while the PMDA runs as root: a data-path, or a
+ * data.json that is a symbolic link, could otherwise publish any file on
+ * the system (/etc/shadow) as metric values.  So an untrusted source may
+ * only read files whose real path lies inside its configured directory. */
+static bool confined(const source *s, const char *path, char *why, size_t whylen)
+{
+    if (s->trusted || s->stap_module || s->root == NULL)
+        return true;
+    char *real = realpath(path, NULL);
+    int e = errno;
+    char *base = realpath(s->root, NULL);
+    bool ok = real != NULL && base != NULL && strncmp(real, base, strlen(base)) == 0 &&
+              (real[strlen(base)] == '/' || real[strlen(base)] == '\0');
+    if (!ok && real != NULL)
+        snprintf(why, whylen, "%s resolves to %s, outside %s: untrusted sources may not "
+                 "read files elsewhere", path, real, s->root);
+    else if (!ok)
+        snprintf(why, whylen, "cannot open %s: %s", path, strerror(real == NULL ? e : errno));
+    free(real);
+    free(base);
+    return ok;
+}
+
 /* Install metadata text that was just read (ds says how the read went).
  * Returns true when the namespace this source contributes may change. */
 static bool apply_metadata(source *s, doc_status ds, char *text, size_t len, const char *rerr)
@@ -342,6 +368,10 @@ bool source_refresh_metadata(source *s)
     s->meta_st = st;
     char *text = NULL, err[512];
     size_t len = 0;
+    if (!confined(s, path, err, sizeof(err))) {
+        free(path);
+        return apply_metadata(s, DOC_ERROR, NULL, 0, err);
+    }
     doc_status ds = doc_read(path, s->relay->cfg->max_document_size, &text, &len,
                              err, sizeof(err));
     free(path);
@@ -478,6 +508,14 @@ static void read_file(source *s)
             drop_snapshot(s);
             set_error(s, SRC_ERROR, "data: %s", err);
         }
+        return;
+    }
+    if (!confined(s, s->data_file, err, sizeof(err))) {
+        s->stats.reads++;
+        s->stats.read_errors++;
+        drop_snapshot(s);
+        s->data_st_valid = false;
+        set_error(s, SRC_ERROR, "data: %s", err);
         return;
     }
     if (file_unchanged(s))

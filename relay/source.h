@@ -44,6 +44,7 @@ struct relay;
 typedef struct source {
     struct relay *relay;     /* owner */
     char *dir;               /* source directory */
+    char *root;              /* configured directory it was found under */
     char *default_prefix;    /* basename of dir */
     bool trusted;
     bool stap_module;        /* under a SystemTap root: no data-exec, no data-path */

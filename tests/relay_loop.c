@@ -470,6 +470,47 @@ START_TEST(stap_bpf_fifo_module)
 }
 END_TEST
 
+/* Untrusted sources cannot publish files from outside their directory,
+ * through data-path or symbolic links; inside it, links are fine. */
+START_TEST(untrusted_source_confined_to_its_directory)
+{
+    fixture f;
+    fixture_init(&f, NULL);
+    tu_write(f.root, "abs/metadata.json", "{\"prefix\": \"abs\", \"data-path\": \"/etc/hostname\","
+             " \"metrics\": [{\"name\": \"v\", \"pointer\": \"/v\", \"type\": \"integer\"}]}");
+    tu_write(f.root, "link/metadata.json", "{\"prefix\": \"lnk\", \"metrics\": [{\"name\": \"v\","
+             " \"pointer\": \"/v\", \"type\": \"integer\"}]}");
+    char path[600], target[600];
+    snprintf(path, sizeof(path), "%s/link/data.json", f.root);
+    ck_assert_int_eq(symlink("/etc/passwd", path), 0);
+    tu_write(f.root, "inside/metadata.json", meta1);
+    tu_write(f.root, "shared/real.json", "{\"v\": 9}");
+    snprintf(path, sizeof(path), "%s/inside/data.json", f.root);
+    snprintf(target, sizeof(target), "%s/shared/real.json", f.root);
+    ck_assert_int_eq(symlink(target, path), 0);
+    tu_write(f.root, "meta/x", "");
+    snprintf(path, sizeof(path), "%s/meta/metadata.json", f.root);
+    ck_assert_int_eq(symlink("/etc/passwd", path), 0);
+    relay_poll(f.r);
+    int checked = 0;
+    for (size_t i = 0; i < f.r->nsources; i++) {
+        source *s = f.r->sources[i];
+        const char *base = strrchr(s->dir, '/') + 1;
+        if (strcmp(base, "inside") == 0) {
+            ck_assert_msg(s->snap != NULL, "%s", s->last_error);
+            ck_assert_int_eq(s->snap->values[0][0].u.i, 9);
+        } else {
+            ck_assert_ptr_null(s->snap);
+            ck_assert_msg(strstr(s->last_error, "outside") != NULL, "%s: %s", base, s->last_error);
+            ck_assert_ptr_null(strstr(s->last_error, "root:"));   /* no file content leaks */
+        }
+        checked++;
+    }
+    ck_assert_int_eq(checked, 4);
+    fixture_done(&f);
+}
+END_TEST
+
 Suite *exec_suite(void)
 {
     Suite *s = suite_create("exec");
@@ -496,6 +537,7 @@ Suite *source_suite(void)
     tcase_add_test(tc, stap_chunked_events_continue);
     tcase_add_test(tc, stap_module_ignores_exec_and_path);
     tcase_add_test(tc, stap_bpf_fifo_module);
+    tcase_add_test(tc, untrusted_source_confined_to_its_directory);
     suite_add_tcase(s, tc);
     return s;
 }
