@@ -108,6 +108,7 @@ int cmd_diff(int argc, char **argv)
             if (o.svg.title == NULL)
                 o.svg.title = o.elided ? "Elided Frames (one side only)"
                                        : "Differential Flame Graph";
+            flamesvg_tree_options(&o.svg, &fo);
             flametree *t = flametree_build(tab, &fo);
             if (flametree_total(t) <= 0) {
                 fprintf(stderr, "staprelay diff: no stacks to show%s\n",

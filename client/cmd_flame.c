@@ -56,6 +56,7 @@ int cmd_flame(int argc, char **argv)
                 .flamechart = o.svg.flamechart,
                 .sort_weight = o.sort_weight,
             };
+            flamesvg_tree_options(&o.svg, &fo);
             flametree *t = flametree_build(tab, &fo);
             flamesvg_write(out, t, &o.svg);
             flametree_free(t);

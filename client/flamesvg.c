@@ -9,7 +9,7 @@
 #include "client/strbuf.h"
 #include "client/utf8.h"
 
-#define XPAD 10.0
+#define XPAD FT_XPAD
 #define FRAMEPAD 1.0
 
 void svg_options_default(svg_options *o)
@@ -24,6 +24,14 @@ void svg_options_default(svg_options *o)
     o->fontwidth = 0.59;
     o->minwidth = 0.1;
     o->colors = PAL_HOT;
+}
+
+void flamesvg_tree_options(const svg_options *o, ft_options *fo)
+{
+    fo->prune.enabled = true;
+    fo->prune.pct = o->minwidth_pct;
+    fo->prune.minwidth = o->minwidth;
+    fo->prune.width = o->width;
 }
 
 const char *format_thousands(char *buf, size_t size, double v)
@@ -284,10 +292,8 @@ int flamesvg_write(FILE *out, const flametree *t, const svg_options *o)
     g.top = g.ypad1 + ypad3;
     double total = flametree_total(t);
     g.wpt = total > 0 ? (g.W - 2 * XPAD) / total : 0;
-    if (o->minwidth_pct)
-        g.minwidth_time = total * o->minwidth / 100;
-    else
-        g.minwidth_time = g.wpt > 0 ? o->minwidth / g.wpt : 0;
+    /* the same threshold as flamesvg_tree_options gives the builder */
+    g.minwidth_time = ft_min_weight(total, g.W, o->minwidth, o->minwidth_pct);
 
     /* prune frames narrower than minwidth (their subtrees are narrower
      * still) and find the depth of what remains */

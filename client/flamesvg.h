@@ -33,6 +33,10 @@ typedef struct svg_options {
 
 void svg_options_default(svg_options *o);
 
+/* Tell the tree builder which frames this SVG will not draw (narrower
+ * than minwidth), so it need not build them. */
+void flamesvg_tree_options(const svg_options *o, ft_options *fo);
+
 /* Write the SVG.  Returns 0, or -1 on an output error. */
 int flamesvg_write(FILE *out, const flametree *t, const svg_options *o);
 

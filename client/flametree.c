@@ -8,6 +8,16 @@
 
 #include "client/strbuf.h"
 
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (p == NULL) {
+        fprintf(stderr, "staprelay: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
 static void *xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n);
@@ -132,7 +142,9 @@ static bool entry_weights(const stack_entry *e, ft_mode mode, double *value,
     return false;
 }
 
-flametree *flametree_build(const stacktab *tab, const ft_options *opt)
+/* ---- by flow ------------------------------------------------------ */
+
+static flametree *build_flow(const stacktab *tab, const ft_options *opt)
 {
     flametree *t = flametree_new();
     bool has_delta = opt->mode != FT_SINGLE;
@@ -264,4 +276,374 @@ void flametree_layout(flametree *t)
             x += t->nodes[c].value;
         }
     }
+}
+
+/* ---- by levels ---------------------------------------------------- */
+
+/* A frame seen at the current depth under a node of the previous one:
+ * becomes a node if it is wide enough. */
+typedef struct cand {
+    const char *name;
+    uint32_t    len;
+    uint32_t    parent;   /* node id (creation order) */
+    uint32_t    slot;     /* its hash slot, to clear it */
+    uint32_t    node;     /* node made of it, or FT_NONE */
+    uint64_t    hash;
+    double      value;
+    double      x;        /* left offset in weight units */
+} cand;
+
+#define POS_DONE UINT32_MAX
+
+static uint64_t frame_hash(const char *s, size_t n, uint32_t parent)
+{
+    uint64_t h = ((uint64_t)parent + 1) * 0x9E3779B97F4A7C15ull
+                 ^ (n * 0xff51afd7ed558ccdull);
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 29;
+        s += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0x94d049bb133111ebull;
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 32;
+    return h;
+}
+
+/* The next frame of a stack: forward, frames are the ';'-separated
+ * pieces of the key; reversed, the same pieces from the last. */
+static void next_frame(const stack_entry *e, bool reverse, uint32_t *pos,
+                       const char **name, uint32_t *len)
+{
+    const char *s = e->stack;
+    if (!reverse) {
+        uint32_t i = *pos;
+        const char *semi = memchr(s + i, ';', e->len - i);
+        uint32_t j = semi ? (uint32_t)(semi - s) : e->len;
+        *name = s + i;
+        *len = j - i;
+        *pos = j == e->len ? POS_DONE : j + 1;
+    } else {
+        uint32_t j = *pos;
+        const char *semi = memrchr(s, ';', j);
+        uint32_t i = semi ? (uint32_t)(semi - s) + 1 : 0;
+        *name = s + i;
+        *len = j - i;
+        *pos = i == 0 ? POS_DONE : i - 1;
+    }
+}
+
+static int name_cmp(const char *a, uint32_t alen, const char *b,
+                    uint32_t blen)
+{
+    int c = memcmp(a, b, alen < blen ? alen : blen);
+    if (c)
+        return c;
+    return alen < blen ? -1 : alen > blen;
+}
+
+static int cmp_cand_name(const void *pa, const void *pb, void *ctx)
+{
+    const cand *cs = ctx;
+    const cand *a = &cs[*(const uint32_t *)pa];
+    const cand *b = &cs[*(const uint32_t *)pb];
+    return name_cmp(a->name, a->len, b->name, b->len);
+}
+
+static int cmp_cand_weight(const void *pa, const void *pb, void *ctx)
+{
+    const cand *cs = ctx;
+    const cand *a = &cs[*(const uint32_t *)pa];
+    const cand *b = &cs[*(const uint32_t *)pb];
+    if (a->value != b->value)
+        return a->value > b->value ? -1 : 1;
+    return name_cmp(a->name, a->len, b->name, b->len);
+}
+
+static uint32_t push_node(flametree *t, uint32_t parent, const char *name,
+                          uint32_t len, uint32_t depth, double value,
+                          double x)
+{
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 1024;
+        t->nodes = xrealloc(t->nodes, t->cap * sizeof *t->nodes);
+    }
+    uint32_t id = (uint32_t)t->n++;
+    t->nodes[id] = (ft_node){
+        .name = name, .name_len = len, .parent = parent,
+        .first_child = FT_NONE, .last_child = FT_NONE,
+        .next_sibling = FT_NONE, .depth = depth, .value = value, .x = x,
+    };
+    if (depth > t->maxdepth)
+        t->maxdepth = depth;
+    return id;
+}
+
+/* Renumber the nodes depth first.  On entry the children of a node are
+ * consecutive ids in name order (level by level creation). */
+static void to_depth_first(flametree *t)
+{
+    size_t n = t->n;
+    uint32_t *size = xmalloc(n * sizeof *size);
+    uint32_t *pre = xmalloc(n * sizeof *pre);
+    uint32_t *kid0 = xmalloc(n * sizeof *kid0);
+    for (size_t i = 0; i < n; i++) {
+        size[i] = 1;
+        kid0[i] = FT_NONE;
+    }
+    for (size_t i = n; i-- > 1;)
+        size[t->nodes[i].parent] += size[i];
+    for (size_t i = 1; i < n; i++)
+        if (kid0[t->nodes[i].parent] == FT_NONE)
+            kid0[t->nodes[i].parent] = (uint32_t)i;
+    pre[0] = 0;
+    for (size_t p = 0; p < n; p++) {
+        uint32_t next = pre[p] + 1;
+        for (size_t c = kid0[p]; c != FT_NONE && c < n
+                                 && t->nodes[c].parent == p; c++) {
+            pre[c] = next;
+            next += size[c];
+        }
+    }
+    ft_node *out = xmalloc(n * sizeof *out);
+#define REMAP(v) ((v) == FT_NONE ? FT_NONE : pre[v])
+    for (size_t i = 0; i < n; i++) {
+        ft_node nd = t->nodes[i];
+        nd.parent = REMAP(nd.parent);
+        nd.first_child = REMAP(nd.first_child);
+        nd.last_child = REMAP(nd.last_child);
+        nd.next_sibling = REMAP(nd.next_sibling);
+        out[pre[i]] = nd;
+    }
+#undef REMAP
+    free(t->nodes);
+    t->nodes = out;
+    t->cap = n;
+    free(size);
+    free(pre);
+    free(kid0);
+}
+
+/* NULL when a weight is not an integer (or the total reaches 2^53): then
+ * sums depend on their order and only build_flow gives flow()'s. */
+static flametree *build_levels(const stacktab *tab, const ft_options *opt)
+{
+    size_t ntab = stacktab_size(tab);
+    bool has_delta = opt->mode != FT_SINGLE;
+    double total = 0, maxdelta = 1;
+    size_t n = 0;
+    for (size_t i = 0; i < ntab; i++) {
+        double v, d;
+        if (!entry_weights(stacktab_entry(tab, i), opt->mode, &v, &d))
+            continue;
+        if (!(v >= 0) || v != floor(v))
+            return NULL;
+        total += v;
+        if (has_delta && fabs(d) > maxdelta)
+            maxdelta = fabs(d);
+        n++;
+    }
+    if (total >= 9007199254740992.0 || n >= UINT32_MAX)
+        return NULL;
+
+    flametree *t = flametree_new();
+    t->nodes[0].value = total;
+    if (n > 0 && has_delta) {
+        t->has_delta = true;
+        t->maxdelta = maxdelta;
+    }
+    double min_weight = 0;
+    if (opt->prune.enabled)
+        min_weight = ft_min_weight(total, opt->prune.width,
+                                   opt->prune.minwidth, opt->prune.pct);
+
+    /* the live stacks: those whose frames so far are all nodes */
+    uint32_t *live = xmalloc(n * sizeof *live);
+    uint32_t *pos = xmalloc(n * sizeof *pos);
+    uint32_t *cur = xmalloc(n * sizeof *cur);
+    uint32_t *cid = xmalloc(n * sizeof *cid);
+    double *val = xmalloc(n * sizeof *val);
+    size_t nlive = 0;
+    for (size_t i = 0; i < ntab; i++) {
+        const stack_entry *e = stacktab_entry(tab, i);
+        double v, d;
+        if (!entry_weights(e, opt->mode, &v, &d))
+            continue;
+        live[nlive] = (uint32_t)i;
+        pos[nlive] = e->len == 0 ? POS_DONE : opt->reverse ? e->len : 0;
+        cur[nlive] = 0;
+        val[nlive] = v;
+        nlive++;
+    }
+    size_t nslots = 1024;
+    while (nslots < 2 * n)
+        nslots *= 2;
+    uint32_t *slots = calloc(nslots, sizeof *slots);   /* cand + 1 */
+    cand *cands = xmalloc(n * sizeof *cands);
+    uint32_t *order = xmalloc(n * sizeof *order);
+    uint32_t *byw = xmalloc(n * sizeof *byw);
+    uint32_t *gstart = NULL;
+    size_t gcap = 0;
+    if (slots == NULL)
+        abort();
+
+    uint32_t pstart = 0, pend = 1;     /* nodes of the previous depth */
+    for (uint32_t depth = 1; nlive > 0; depth++) {
+        /* 1. merge this depth's frames of the live stacks */
+        size_t ncand = 0, w = 0;
+        for (size_t k = 0; k < nlive; k++) {
+            const stack_entry *e = stacktab_entry(tab, live[k]);
+            if (pos[k] == POS_DONE) {
+                /* the stack ends at a node: its delta is that node's */
+                if (has_delta) {
+                    double v, d;
+                    entry_weights(e, opt->mode, &v, &d);
+                    t->nodes[cur[k]].delta += d;
+                }
+                continue;
+            }
+            const char *name;
+            uint32_t len;
+            next_frame(e, opt->reverse, &pos[k], &name, &len);
+            uint64_t h = frame_hash(name, len, cur[k]);
+            size_t j = h & (nslots - 1);
+            uint32_t c;
+            for (;;) {
+                uint32_t s = slots[j];
+                if (s == 0) {
+                    c = (uint32_t)ncand++;
+                    cands[c] = (cand){ name, len, cur[k], (uint32_t)j,
+                                       FT_NONE, h, 0, 0 };
+                    slots[j] = c + 1;
+                    break;
+                }
+                const cand *x = &cands[s - 1];
+                if (x->hash == h && x->parent == cur[k] && x->len == len
+                    && memcmp(x->name, name, len) == 0) {
+                    c = s - 1;
+                    break;
+                }
+                j = (j + 1) & (nslots - 1);
+            }
+            cands[c].value += val[k];
+            live[w] = live[k];
+            pos[w] = pos[k];
+            cur[w] = cur[k];
+            val[w] = val[k];
+            cid[w] = c;
+            w++;
+        }
+        nlive = w;
+        if (ncand == 0)
+            break;
+        for (size_t c = 0; c < ncand; c++)
+            slots[cands[c].slot] = 0;
+
+        /* 2. group them by parent (counting sort; parents are the
+         *    previous depth's nodes, ids pstart..pend-1) */
+        size_t np = pend - pstart;
+        if (np + 1 > gcap) {
+            gcap = np + 1;
+            gstart = xrealloc(gstart, gcap * sizeof *gstart);
+        }
+        memset(gstart, 0, (np + 1) * sizeof *gstart);
+        for (size_t c = 0; c < ncand; c++)
+            gstart[cands[c].parent - pstart + 1]++;
+        for (size_t g = 0; g < np; g++)
+            gstart[g + 1] += gstart[g];
+        for (size_t c = 0; c < ncand; c++)
+            order[gstart[cands[c].parent - pstart]++] = (uint32_t)c;
+        for (size_t g = np; g > 0; g--)
+            gstart[g] = gstart[g - 1];
+        gstart[0] = 0;
+
+        /* 3. per parent: siblings by name, x from the layout order,
+         *    then nodes for the frames wide enough */
+        for (size_t g = 0; g < np; g++) {
+            uint32_t *kids = order + gstart[g];
+            size_t nk = gstart[g + 1] - gstart[g];
+            if (nk == 0)
+                continue;
+            uint32_t p = pstart + (uint32_t)g;
+            if (nk > 1)
+                qsort_r(kids, nk, sizeof *kids, cmp_cand_name, cands);
+            uint32_t *lay = kids;
+            if (opt->sort_weight && nk > 1) {
+                memcpy(byw, kids, nk * sizeof *kids);
+                qsort_r(byw, nk, sizeof *byw, cmp_cand_weight, cands);
+                lay = byw;
+            }
+            /* x in layout order, over all siblings, drawn or not */
+            double x = t->nodes[p].x;
+            for (size_t i = 0; i < nk; i++) {
+                cands[lay[i]].x = x;
+                x += cands[lay[i]].value;
+            }
+            for (size_t i = 0; i < nk; i++) {
+                cand *c = &cands[kids[i]];
+                if (opt->prune.enabled
+                    && !(c->value > 0 && c->value >= min_weight))
+                    continue;
+                c->node = push_node(t, p, c->name, c->len, depth, c->value,
+                                    c->x);
+            }
+            /* siblings linked in layout order */
+            uint32_t prev = FT_NONE;
+            for (size_t i = 0; i < nk; i++) {
+                uint32_t id = cands[lay[i]].node;
+                if (id == FT_NONE)
+                    continue;
+                if (prev == FT_NONE)
+                    t->nodes[p].first_child = id;
+                else
+                    t->nodes[prev].next_sibling = id;
+                prev = id;
+            }
+            t->nodes[p].last_child = prev;
+        }
+
+        /* 4. stacks whose frame became a node go on */
+        w = 0;
+        for (size_t k = 0; k < nlive; k++) {
+            uint32_t id = cands[cid[k]].node;
+            if (id == FT_NONE)
+                continue;
+            live[w] = live[k];
+            pos[w] = pos[k];
+            cur[w] = id;
+            val[w] = val[k];
+            w++;
+        }
+        nlive = w;
+        pstart = pend;
+        pend = (uint32_t)t->n;
+    }
+    free(live);
+    free(pos);
+    free(cur);
+    free(cid);
+    free(val);
+    free(slots);
+    free(cands);
+    free(order);
+    free(byw);
+    free(gstart);
+    to_depth_first(t);
+    return t;
+}
+
+flametree *flametree_build(const stacktab *tab, const ft_options *opt)
+{
+    if (!opt->flamechart) {
+        flametree *t = build_levels(tab, opt);
+        if (t)
+            return t;
+    }
+    return build_flow(tab, opt);
 }

@@ -428,6 +428,67 @@ START_TEST(deep_stack_renders)
 }
 END_TEST
 
+static char *write_tree(const flametree *t, const svg_options *so)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    ck_assert_int_eq(flamesvg_write(fp, t, so), 0);
+    fclose(fp);
+    return buf;
+}
+
+/* Building only the frames that will be drawn (ft_options.prune) must
+ * not change a byte of the SVG, whatever the options. */
+START_TEST(pruned_build_renders_the_same)
+{
+    for (int frac = 0; frac < 2; frac++) {
+        stacktab *tab = stacktab_new();
+        char buf[96];
+        for (int i = 0; i < 3000; i++) {
+            int n = snprintf(buf, sizeof buf, "r%d;m%d;f%d;g%d", i % 2,
+                             i % 7, i % 61, i);
+            double w = i % 97 == 0 ? 500 : 1 + i % 4;
+            if (frac)
+                w += 0.1 * (i % 3);
+            stacktab_add(tab, buf, (size_t)n, 0, w);
+            if (i % 3)
+                stacktab_add(tab, buf, (size_t)n, 1, 1 + i % 5);
+        }
+        stacktab_add(tab, "", 0, 0, 3);
+        stacktab_add(tab, "r0;;x;", 6, 0, 40);
+        for (int v = 0; v < 32; v++) {
+            svg_options so;
+            svg_options_default(&so);
+            ft_options fo = { 0 };
+            fo.mode = (v & 1) ? FT_DIFF : FT_SINGLE;
+            fo.reverse = v & 2;
+            fo.sort_weight = v & 4;
+            switch (v >> 3) {
+            case 0: break;                            /* 0.1 px */
+            case 1: so.minwidth = 0; break;
+            case 2: so.minwidth = 4; so.width = 700; break;
+            case 3: so.minwidth = 1; so.minwidth_pct = true; break;
+            }
+            flametree *full = flametree_build(tab, &fo);
+            flamesvg_tree_options(&so, &fo);
+            flametree *pruned = flametree_build(tab, &fo);
+            ck_assert_uint_le(pruned->n, full->n);
+            if (!frac && v >> 3 != 1)
+                ck_assert_uint_lt(pruned->n, full->n);
+            char *a = write_tree(full, &so);
+            char *b = write_tree(pruned, &so);
+            ck_assert_msg(strcmp(a, b) == 0, "variant %d frac %d", v, frac);
+            free(a);
+            free(b);
+            flametree_free(full);
+            flametree_free(pruned);
+        }
+        stacktab_free(tab);
+    }
+}
+END_TEST
+
 START_TEST(million_distinct_stacks_render)
 {
     stacktab *tab = stacktab_new();
@@ -476,6 +537,7 @@ Suite *client_flamesvg_suite(void)
     tcase_add_test(tc, labels_truncate_with_dots);
     tcase_add_test(tc, output_is_deterministic);
     tcase_add_test(tc, deep_stack_renders);
+    tcase_add_test(tc, pruned_build_renders_the_same);
     suite_add_tcase(s, tc);
     TCase *big = tcase_create("big");
     tcase_set_timeout(big, 300);
