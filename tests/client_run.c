@@ -1,0 +1,477 @@
+/* Tests for client/run (options, script catalog, backend choice) and
+ * client/perf_source (perf script parsing, the source directory). */
+#include <check.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "client/perf_source.h"
+#include "client/run.h"
+#include "tests/testutil.h"
+
+static int parse(run_opts *o, char *err, size_t len, ...)
+{
+    char *argv[32];
+    int argc = 0;
+    va_list ap;
+    va_start(ap, len);
+    argv[argc++] = (char *)"run";
+    const char *a;
+    while ((a = va_arg(ap, const char *)) != NULL && argc < 31)
+        argv[argc++] = (char *)a;
+    va_end(ap);
+    argv[argc] = NULL;
+    return run_parse_args(argc, argv, o, err, len);
+}
+
+START_TEST(args_basic)
+{
+    run_opts o;
+    char err[512];
+    ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "-T", "4", "--hz", "199",
+                           "--pid", "42", "--name", "p1", "--kernel-only", NULL), 0);
+    ck_assert_str_eq(o.script, "profile");
+    ck_assert_double_eq(o.duration, 4);
+    ck_assert_int_eq(o.hz, 199);
+    ck_assert_int_eq(o.pid, 42);
+    ck_assert_str_eq(o.name, "p1");
+    ck_assert(o.kernel_only);
+    ck_assert_uint_eq(o.given, RUN_OPT_HZ | RUN_OPT_PID | RUN_OPT_KERNEL_ONLY);
+    /* options before the script name too */
+    ck_assert_int_eq(parse(&o, err, sizeof err, "--dir", "/tmp/x", "-T", "2m", "syslat",
+                           "--backend", "bpf", NULL), 0);
+    ck_assert_str_eq(o.script, "syslat");
+    ck_assert_str_eq(o.dir, "/tmp/x");
+    ck_assert_double_eq(o.duration, 120);
+    ck_assert_str_eq(o.backend, "bpf");
+    ck_assert_uint_eq(o.given, 0);
+}
+END_TEST
+
+START_TEST(args_errors)
+{
+    run_opts o;
+    char err[512];
+    ck_assert_int_eq(parse(&o, err, sizeof err, NULL), 2);
+    ck_assert_ptr_nonnull(strstr(err, "no script"));
+    ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "-T", "soon", NULL), 2);
+    ck_assert_ptr_nonnull(strstr(err, "bad duration"));
+    ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "--hz", "0", NULL), 2);
+    ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "--hz", "9x", NULL), 2);
+    ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "--pid", "-3", NULL), 2);
+    ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "--pid", "3", "--cmd", "ls", NULL), 2);
+    ck_assert_ptr_nonnull(strstr(err, "exclude"));
+    ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "--kernel-only", "--user-only", NULL), 2);
+    ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "--name", "1abc", NULL), 2);
+    ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "--name", "a.b", NULL), 2);
+    ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "--backend", "dtrace", NULL), 2);
+    ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "--frobnicate", NULL), 2);
+    ck_assert_ptr_nonnull(strstr(err, "unknown option"));
+    ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "-T", NULL), 2);
+    ck_assert_ptr_nonnull(strstr(err, "needs a value"));
+    ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "syslat", NULL), 2);
+    ck_assert_ptr_nonnull(strstr(err, "unexpected argument"));
+}
+END_TEST
+
+START_TEST(durations_and_names)
+{
+    ck_assert_double_eq(run_parse_duration("4"), 4);
+    ck_assert_double_eq(run_parse_duration("1.5s"), 1.5);
+    ck_assert_double_eq(run_parse_duration("500ms"), 0.5);
+    ck_assert_double_eq(run_parse_duration("2min"), 120);
+    ck_assert_double_eq(run_parse_duration("1h"), 3600);
+    ck_assert(run_parse_duration("") < 0);
+    ck_assert(run_parse_duration("-1") < 0);
+    ck_assert(run_parse_duration("3 weeks") < 0);
+    ck_assert(run_name_ok("staprelay_profile"));
+    ck_assert(run_name_ok("P2"));
+    ck_assert(!run_name_ok(""));
+    ck_assert(!run_name_ok("_x"));
+    ck_assert(!run_name_ok("a-b"));
+    ck_assert(!run_name_ok("abcdefghijabcdefghijabcdefghijabcdefghijabcdefghij"));
+}
+END_TEST
+
+static const char profile_head[] =
+    "#!/usr/bin/stap\n"
+    "// profile.stp - CPU sampling profiler with kernel + user stacks (staprelay)\n"
+    "//\n"
+    "// What it measures\n"
+    "//   Samples every CPU at HZ Hz.\n"
+    "//\n"
+    "// Options\n"
+    "//   HZ           first argument, default 99\n"
+    "//   -x PID       only that process;  -c CMD  runs CMD\n"
+    "//   -G kernel_only=1   kernel frames only\n"
+    "//   -G user_only=1     user frames only\n"
+    "//\n"
+    "// Run (kernel with module support):\n"
+    "//   stap -x PID\n"
+    "\n"
+    "global x\n";
+
+START_TEST(header_parse)
+{
+    run_script s;
+    memset(&s, 0, sizeof s);
+    run_parse_header(&s, profile_head);
+    ck_assert_str_eq(s.desc, "CPU sampling profiler with kernel + user stacks");
+    ck_assert_uint_eq(s.opts, RUN_OPT_HZ | RUN_OPT_PID | RUN_OPT_CMD | RUN_OPT_KERNEL_ONLY
+                      | RUN_OPT_USER_ONLY);
+    run_parse_header(&s, "// iolat.stp - block I/O (staprelay)\n//\n// Options\n"
+                         "//   -G prefix=NAME     metric prefix\n//\n// Run:\n//   -x PID\n");
+    ck_assert_str_eq(s.desc, "block I/O");
+    ck_assert_uint_eq(s.opts, 0);       /* -x PID outside Options does not count */
+    free(s.desc);
+    char buf[128];
+    run_opts_text(RUN_OPT_PID | RUN_OPT_HZ, buf, sizeof buf);
+    ck_assert_str_eq(buf, "--hz N, --pid P");
+    run_opts_text(0, buf, sizeof buf);
+    ck_assert_str_eq(buf, "-");
+}
+END_TEST
+
+START_TEST(catalog)
+{
+    char *d = tu_mkdtemp();
+    ck_assert_int_eq(tu_write(d, "profile.stp", profile_head), 0);
+    ck_assert_int_eq(tu_write(d, "syslat.stp", "// syslat.stp - syscalls (staprelay)\n"
+                                               "// Options\n//   -x PID / -c CMD\n"), 0);
+    ck_assert_int_eq(tu_write(d, "bpf/syslat.stp", "// bpf/syslat.stp - other words\n"), 0);
+    ck_assert_int_eq(tu_write(d, "bpf/only.stp", "// bpf/only.stp - BPF only (staprelay)\n"
+                                                 "// Options\n//   -x PID\n"), 0);
+    ck_assert_int_eq(tu_write(d, "README.md", "not a script"), 0);
+    run_catalog c;
+    ck_assert_int_eq(run_catalog_load(&c, d), 0);
+    ck_assert_uint_eq(c.n, 3);
+    ck_assert_str_eq(c.v[0].name, "only");
+    ck_assert_str_eq(c.v[1].name, "profile");
+    ck_assert_str_eq(c.v[2].name, "syslat");
+    const run_script *s = run_catalog_find(&c, "syslat");
+    ck_assert_ptr_nonnull(s);
+    ck_assert_str_eq(s->desc, "syscalls");          /* the kernel script's header */
+    ck_assert_uint_eq(s->backends, RUN_BK_STAP | RUN_BK_BPF);
+    ck_assert_uint_eq(s->opts, RUN_OPT_PID | RUN_OPT_CMD);
+    s = run_catalog_find(&c, "profile");
+    ck_assert_uint_eq(s->backends, RUN_BK_STAP | RUN_BK_PERF);
+    s = run_catalog_find(&c, "only");
+    ck_assert_ptr_null(s->path);
+    ck_assert_uint_eq(s->backends, RUN_BK_BPF);
+    ck_assert_str_eq(s->desc, "BPF only");
+    ck_assert_ptr_null(run_catalog_find(&c, "nope"));
+    run_catalog_free(&c);
+    run_catalog c2;
+    ck_assert_int_eq(run_catalog_load(&c2, "/nonexistent/stap"), -1);
+    tu_rmtree(d);
+    free(d);
+}
+END_TEST
+
+START_TEST(module_probe)
+{
+    char *d = tu_mkdtemp();
+    char why[256];
+    ck_assert(!run_probe_modules(d, why, sizeof why));
+    ck_assert_ptr_nonnull(strstr(why, "no loadable-module support"));
+    tu_write(d, "proc/modules", "");
+    ck_assert(run_probe_modules(d, why, sizeof why));
+    tu_write(d, "sys/kernel/security/lockdown", "none [integrity] confidentiality\n");
+    ck_assert(!run_probe_modules(d, why, sizeof why));
+    ck_assert_ptr_nonnull(strstr(why, "locked down"));
+    tu_write(d, "sys/kernel/security/lockdown", "[none] integrity confidentiality\n");
+    ck_assert(run_probe_modules(d, why, sizeof why));
+    tu_write(d, "proc/sys/kernel/modules_disabled", "1\n");
+    ck_assert(!run_probe_modules(d, why, sizeof why));
+    ck_assert_ptr_nonnull(strstr(why, "modules_disabled"));
+    tu_rmtree(d);
+    free(d);
+}
+END_TEST
+
+static run_env here_env(void)
+{
+    /* this project's VMs: no modules, stap and perf installed, root */
+    run_env e;
+    memset(&e, 0, sizeof e);
+    e.stap = e.stapbpf = e.perf = e.cc = e.root = e.kbuild = true;
+    snprintf(e.modules_why, sizeof e.modules_why, "this kernel has no loadable-module support");
+    e.perf_paranoid = 2;
+    return e;
+}
+
+START_TEST(choice)
+{
+    run_script prof = { .name = (char *)"profile", .path = (char *)"p.stp",
+                        .backends = RUN_BK_STAP | RUN_BK_PERF };
+    run_script sys = { .name = (char *)"syslat", .path = (char *)"s.stp",
+                       .bpf_path = (char *)"bpf/s.stp", .backends = RUN_BK_STAP | RUN_BK_BPF };
+    run_script io = { .name = (char *)"iolat", .path = (char *)"i.stp", .backends = RUN_BK_STAP };
+    run_opts o;
+    memset(&o, 0, sizeof o);
+    char why[2048];
+    run_env e = here_env();
+
+    ck_assert_int_eq(run_choose(&prof, &o, &e, why, sizeof why), RUN_BK_PERF);
+    ck_assert_ptr_nonnull(strstr(why, "no loadable-module support"));
+    ck_assert_ptr_nonnull(strstr(why, "no BPF variant"));
+    ck_assert_int_eq(run_choose(&sys, &o, &e, why, sizeof why), RUN_BK_BPF);
+    ck_assert_ptr_nonnull(strstr(why, "(bpf): yes"));
+    ck_assert_int_eq(run_choose(&io, &o, &e, why, sizeof why), RUN_BK_NONE);
+
+    /* a kernel that loads modules: the kernel runtime first */
+    e.modules = true;
+    ck_assert_int_eq(run_choose(&prof, &o, &e, why, sizeof why), RUN_BK_STAP);
+    ck_assert_int_eq(run_choose(&sys, &o, &e, why, sizeof why), RUN_BK_STAP);
+    ck_assert_ptr_nonnull(strstr(why, "(bpf): not needed"));
+    /* ... unless a backend is forced */
+    o.backend = "perf";
+    ck_assert_int_eq(run_choose(&prof, &o, &e, why, sizeof why), RUN_BK_PERF);
+    ck_assert_ptr_nonnull(strstr(why, "not tried (--backend perf)"));
+    ck_assert_int_eq(run_choose(&sys, &o, &e, why, sizeof why), RUN_BK_NONE);
+    ck_assert_ptr_nonnull(strstr(why, "only stand in for profile"));
+    o.backend = NULL;
+    e.stap = false;
+    ck_assert_int_eq(run_choose(&io, &o, &e, why, sizeof why), RUN_BK_NONE);
+    ck_assert_ptr_nonnull(strstr(why, "stap is not installed"));
+
+    /* no perf: say so */
+    e = here_env();
+    e.perf = false;
+    snprintf(e.perf_why, sizeof e.perf_why, "perf is not installed (apt-get install linux-perf)");
+    ck_assert_int_eq(run_choose(&prof, &o, &e, why, sizeof why), RUN_BK_NONE);
+    ck_assert_ptr_nonnull(strstr(why, "perf is not installed"));
+
+    /* not root */
+    e = here_env();
+    e.root = false;
+    ck_assert_int_eq(run_choose(&sys, &o, &e, why, sizeof why), RUN_BK_NONE);
+    ck_assert_ptr_nonnull(strstr(why, "needs root"));
+    ck_assert_int_eq(run_choose(&prof, &o, &e, why, sizeof why), RUN_BK_NONE);
+    ck_assert_ptr_nonnull(strstr(why, "use --pid or --cmd"));
+    o.pid = 1;
+    ck_assert_int_eq(run_choose(&prof, &o, &e, why, sizeof why), RUN_BK_PERF);
+    e.kbuild = false;
+    snprintf(e.kbuild_why, sizeof e.kbuild_why, "no kernel build tree");
+    e.root = true;
+    ck_assert_int_eq(run_choose(&sys, &o, &e, why, sizeof why), RUN_BK_NONE);
+    ck_assert_ptr_nonnull(strstr(why, "no kernel build tree"));
+}
+END_TEST
+
+/* ---- perf_source -------------------------------------------------------- */
+
+typedef struct got {
+    int n;
+    char stack[8][256];
+    char comm[8][32];
+    long pid[8], tid[8];
+    int cpu[8];
+    long long ts[8];
+} got;
+
+static void collect(void *arg, const perf_sample *s)
+{
+    got *g = arg;
+    if (g->n >= 8)
+        return;
+    snprintf(g->stack[g->n], sizeof g->stack[0], "%s", s->stack.buf);
+    snprintf(g->comm[g->n], sizeof g->comm[0], "%s", s->comm.buf);
+    g->pid[g->n] = s->pid;
+    g->tid[g->n] = s->tid;
+    g->cpu[g->n] = s->cpu;
+    g->ts[g->n] = (long long)s->ts_ns;
+    g->n++;
+}
+
+static void feed(perf_sampler *ps, const char *text)
+{
+    const char *p = text;
+    while (*p) {
+        size_t n = strcspn(p, "\n");
+        perf_sampler_line(ps, p, n);
+        p += n + (p[n] == '\n');
+    }
+    perf_sampler_finish(ps);
+}
+
+static const char script_text[] =
+    "dd 4242/4243 [001] 1764450000.123456789: \n"
+    "\tffffffff81cdb1b0 rw_verify_area+0x10 ([kernel.kallsyms])\n"
+    "\tffffffff8133f6f5 vfs_write+0x1d5 ([kernel.kallsyms])\n"
+    "\t    7f0011223344 __GI___libc_write+0x14 (/usr/lib/x86_64-linux-gnu/libc.so.6)\n"
+    "\t            6041 [unknown] (/usr/bin/dd)\n"
+    "\n"
+    "swapper     0/0     [000] 1764450000.200000000: \n"
+    "\tffffffff8103ce3b native_safe_halt+0xb ([kernel.kallsyms])\n"
+    "\n"
+    "Web Content 77/78 [000] 1764450000.3: \n"
+    "\t               0 [unknown] ([unknown])\n"
+    "\t            1234 std::vector<int>::push_back(int const&)+0x4 (/usr/bin/x)\n"
+    "\t            1235 main; evil+0x4 (/usr/bin/x)\n"
+    "not a header\n"
+    "sh 9/9 [001] 1764450000.4: \n";
+
+START_TEST(sampler)
+{
+    got g;
+    memset(&g, 0, sizeof g);
+    perf_sampler ps;
+    perf_sampler_init(&ps, collect, &g);
+    feed(&ps, script_text);
+    ck_assert_int_eq(g.n, 2);
+    ck_assert_str_eq(g.comm[0], "dd");
+    ck_assert_int_eq(g.pid[0], 4242);
+    ck_assert_int_eq(g.tid[0], 4243);
+    ck_assert_int_eq(g.cpu[0], 1);
+    ck_assert_int_eq(g.ts[0], 1764450000123456789LL);
+    ck_assert_str_eq(g.stack[0], "[dd];__GI___libc_write;vfs_write_[k];rw_verify_area_[k]");
+    ck_assert_str_eq(g.comm[1], "Web Content");
+    ck_assert_int_eq(g.ts[1], 1764450000300000000LL);
+    ck_assert_str_eq(g.stack[1], "main: evil;std::vector<int>::push_back;[unknown]");
+    ck_assert_uint_eq(ps.idle, 1);          /* swapper, pid 0 */
+    ck_assert_uint_eq(ps.empty, 1);         /* sh: no frames */
+    ck_assert_uint_eq(ps.bad_lines, 1);
+    perf_sampler_free(&ps);
+
+    memset(&g, 0, sizeof g);
+    perf_sampler_init(&ps, collect, &g);
+    ps.kernel_only = true;
+    ps.keep_idle = true;
+    feed(&ps, script_text);
+    ck_assert_int_eq(g.n, 2);
+    ck_assert_str_eq(g.stack[0], "vfs_write_[k];rw_verify_area_[k]");
+    ck_assert_str_eq(g.stack[1], "native_safe_halt_[k]");
+    perf_sampler_free(&ps);
+
+    memset(&g, 0, sizeof g);
+    perf_sampler_init(&ps, collect, &g);
+    ps.user_only = true;
+    feed(&ps, script_text);
+    ck_assert_str_eq(g.stack[0], "[dd];__GI___libc_write");
+    perf_sampler_free(&ps);
+}
+END_TEST
+
+START_TEST(sample_header)
+{
+    perf_sample s;
+    memset(&s, 0, sizeof s);
+    const char *h = "perf-exec 12/12 [003] 5.000000001:";
+    ck_assert(perf_sample_header(h, strlen(h), &s));
+    ck_assert_str_eq(s.comm.buf, "perf-exec");
+    ck_assert_int_eq(s.cpu, 3);
+    ck_assert_int_eq(s.ts_ns, 5000000001LL);
+    h = "bash 77 123.5:";                     /* no cpu, tid only */
+    ck_assert(perf_sample_header(h, strlen(h), &s));
+    ck_assert_int_eq(s.pid, 77);
+    ck_assert_int_eq(s.cpu, -1);
+    h = "bash x/y [0] 1.0:";
+    ck_assert(!perf_sample_header(h, strlen(h), &s));
+    h = "\tffff sym (mod)";
+    ck_assert(!perf_sample_header(h, strlen(h), &s));
+    sb_free(&s.comm);
+    sb_free(&s.stack);
+}
+END_TEST
+
+START_TEST(source_dir)
+{
+    char *d = tu_mkdtemp();
+    char err[512];
+    perf_source src;
+    ck_assert_int_eq(perf_source_open(&src, d, "myprof", 99, err, sizeof err), 0);
+    char *meta_path = NULL, *data_path = NULL;
+    ck_assert_int_ne(asprintf(&meta_path, "%s/myprof/metadata.json", d), -1);
+    ck_assert_int_ne(asprintf(&data_path, "%s/myprof/data.json", d), -1);
+    char *meta = tu_slurp(meta_path);
+    ck_assert_ptr_nonnull(meta);
+    ck_assert_ptr_nonnull(strstr(meta, "\"prefix\": \"myprof\""));
+    ck_assert_ptr_nonnull(strstr(meta, "\"sequence\": \"/seq\""));
+    ck_assert_ptr_nonnull(strstr(meta, "\"dropped\": \"/samples_dropped\""));
+    free(meta);
+    char *data = tu_slurp(data_path);
+    ck_assert_ptr_nonnull(strstr(data, "\"samples\": []"));
+    free(data);
+
+    /* a second run under the same name while this one lives: refused */
+    perf_source other;
+    ck_assert_int_eq(perf_source_open(&other, d, "myprof", 99, err, sizeof err), 0);
+    /* (same pid: reused) */
+    perf_source_close(&other, false);
+
+    perf_sample s;
+    memset(&s, 0, sizeof s);
+    sb_adds(&s.comm, "we\"ird\n");
+    sb_adds(&s.stack, "main;f\\g_[k]");
+    s.pid = s.tid = 7;
+    s.cpu = 1;
+    s.ts_ns = 1764450000000000001LL;
+    perf_source_add(&src, &s);
+    perf_source_add(&src, &s);
+    ck_assert_int_eq(perf_source_flush(&src, err, sizeof err), 0);
+    data = tu_slurp(data_path);
+    ck_assert_ptr_nonnull(strstr(data, "\"taken\": 2"));
+    ck_assert_ptr_nonnull(strstr(data, "\"seq\": 1, \"ts\": 1764450000000000001, \"pid\": 7"));
+    ck_assert_ptr_nonnull(strstr(data, "\"seq\": 2,"));
+    ck_assert_ptr_nonnull(strstr(data, "\"comm\": \"we\\\"ird\\n\""));
+    ck_assert_ptr_nonnull(strstr(data, "\"stack\": \"main;f\\\\g_[k]\""));
+    free(data);
+    /* the next write holds only new records, numbered on */
+    src.max_pending = 1;
+    perf_source_add(&src, &s);
+    perf_source_add(&src, &s);
+    ck_assert_int_eq(perf_source_flush(&src, err, sizeof err), 0);
+    data = tu_slurp(data_path);
+    ck_assert_ptr_null(strstr(data, "\"seq\": 1,"));
+    ck_assert_ptr_nonnull(strstr(data, "\"seq\": 3,"));
+    ck_assert_ptr_null(strstr(data, "\"seq\": 4,"));
+    ck_assert_ptr_nonnull(strstr(data, "\"samples_dropped\": 1"));
+    ck_assert_ptr_nonnull(strstr(data, "\"taken\": 4"));
+    free(data);
+    char *dir = NULL;
+    ck_assert_int_ne(asprintf(&dir, "%s/myprof", d), -1);
+    perf_source_close(&src, true);
+    struct stat st;
+    ck_assert_int_ne(stat(dir, &st), 0);
+
+    /* a stale directory of a dead run is reused; a foreign one is not */
+    mkdir(dir, 0755);
+    tu_write(dir, ".staprelay-run", "999999999\n");
+    ck_assert_int_eq(perf_source_open(&src, d, "myprof", 99, err, sizeof err), 0);
+    perf_source_close(&src, true);
+    mkdir(dir, 0755);
+    tu_write(dir, "metadata.json", "{}");
+    ck_assert_int_eq(perf_source_open(&src, d, "myprof", 99, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "already exists"));
+    ck_assert_int_eq(perf_source_open(&src, "/nonexistent", "x", 99, err, sizeof err), -1);
+    sb_free(&s.comm);
+    sb_free(&s.stack);
+    free(meta_path);
+    free(data_path);
+    free(dir);
+    tu_rmtree(d);
+    free(d);
+}
+END_TEST
+
+Suite *client_run_suite(void)
+{
+    Suite *s = suite_create("client_run");
+    TCase *tc = tcase_create("run");
+    tcase_add_test(tc, args_basic);
+    tcase_add_test(tc, args_errors);
+    tcase_add_test(tc, durations_and_names);
+    tcase_add_test(tc, header_parse);
+    tcase_add_test(tc, catalog);
+    tcase_add_test(tc, module_probe);
+    tcase_add_test(tc, choice);
+    tcase_add_test(tc, sampler);
+    tcase_add_test(tc, sample_header);
+    tcase_add_test(tc, source_dir);
+    suite_add_tcase(s, tc);
+    return s;
+}
