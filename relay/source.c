@@ -360,7 +360,7 @@ bool source_refresh_metadata(source *s)
         return false;    /* the answer arrives through the loop */
     }
     /* procfs files report size 0 and a fixed mtime: always re-read them */
-    bool generated = generated_file(path, &st);
+    bool generated = s->stap_module || generated_file(path, &st);
     if (!generated && s->meta_text != NULL && same_stat(&st, &s->meta_st)) {
         free(path);
         return false;
@@ -457,7 +457,8 @@ static bool generated_file(const char *path, const struct stat *st)
 static bool file_unchanged(source *s)
 {
     struct stat st;
-    if (stat(s->data_file, &st) != 0 || generated_file(s->data_file, &st)) {
+    /* a module's files are generated per read wherever its root is mounted */
+    if (stat(s->data_file, &st) != 0 || s->stap_module || generated_file(s->data_file, &st)) {
         s->data_st_valid = false;
         return false;
     }
@@ -598,7 +599,8 @@ static void start_exec(source *s)
 static void ensure_watch(source *s)
 {
     /* inotify cannot see procfs changes; those sources are polled */
-    if (s->watching || s->data_file == NULL || strncmp(s->data_file, "/proc/", 6) == 0)
+    if (s->watching || s->data_file == NULL || s->stap_module ||
+        strncmp(s->data_file, "/proc/", 6) == 0)
         return;
     ev_stat_init(&s->data_watch, on_data_changed, s->data_file, s->relay->cfg->poll_interval);
     s->data_watch.data = s;
