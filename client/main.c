@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "client/commands.h"
+#include "client/heatmap.h"
 
 static const struct {
     const char *name;
@@ -17,6 +18,7 @@ static const struct {
     { "top",   cmd_top,   "list the heaviest frames" },
     { "run",   cmd_run,   "run a bundled script (SystemTap or perf) into PCP" },
     { "list",  cmd_list,  "list the bundled scripts and the backends that run them here" },
+    { "heatmap", cmd_heatmap, "draw a subsecond-offset heat map (HTML, SVG or JSON)" },
 };
 
 static void usage(FILE *fp)

@@ -1,0 +1,458 @@
+/* heatmap: subsecond-offset heat maps (see heatmap.h). */
+#include "client/heatmap.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define US ((int64_t)1000000)
+
+int64_t hm_floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0)))
+        q--;
+    return q;
+}
+
+int64_t hm_columns(int64_t start_us, int64_t end_us)
+{
+    return hm_floor_div(end_us, US) - hm_floor_div(start_us, US) + 1;
+}
+
+void hm_cell(int64_t t_us, int64_t base_s, int rows, int *col, int *row)
+{
+    int64_t sec = hm_floor_div(t_us, US);
+    int64_t off = t_us - sec * US;            /* 0 .. 999999 */
+    *col = (int)(sec - base_s);
+    *row = rows - 1 - (int)((off * rows) / US);
+}
+
+int64_t hm_row_start_us(int rows, int row)
+{
+    int64_t k = rows - 1 - row;
+    return (k * US + rows - 1) / rows;
+}
+
+static const char *find(const char *s, size_t n, const char *needle)
+{
+    size_t m = strlen(needle);
+    for (size_t i = 0; i + m <= n; i++)
+        if (s[i] == needle[0] && memcmp(s + i, needle, m) == 0)
+            return s + i;
+    return NULL;
+}
+
+bool hm_is_idle(const char *stack, size_t len)
+{
+    static const char *const idle[] = {
+        "cpuidle", "cpu_idle", "cpu_bringup_and_idle", "native_safe_halt",
+        "xen_hypercall_sched_op", "xen_hypercall_vcpu_op",
+    };
+    const char *sw = find(stack, len, "swapper");
+    if (sw == NULL)
+        return false;
+    const char *rest = sw + 7;
+    size_t n = len - (size_t)(rest - stack);
+    for (size_t i = 0; i < sizeof idle / sizeof idle[0]; i++)
+        if (find(rest, n, idle[i]))
+            return true;
+    return false;
+}
+
+int64_t hm_perf_time_us(const char *s, size_t n)
+{
+    /* FlameScope: " +([0-9.]+): .+?:" -- the first "  DIGITS.DIGITS: " */
+    for (size_t i = 1; i + 1 < n; i++) {
+        if (s[i] != ':' || s[i + 1] != ' ')
+            continue;
+        size_t b = i;
+        while (b > 0 && ((s[b - 1] >= '0' && s[b - 1] <= '9')
+                         || s[b - 1] == '.'))
+            b--;
+        if (b == i || b == 0 || s[b - 1] != ' ')
+            continue;
+        int64_t sec = 0, frac = 0;
+        int fd = 0, dots = 0;
+        bool ok = true;
+        for (size_t j = b; j < i; j++) {
+            if (s[j] == '.') {
+                dots++;
+                continue;
+            }
+            int d = s[j] - '0';
+            if (dots == 0) {
+                if (sec > (INT64_MAX / US - 10) / 10) {
+                    ok = false;
+                    break;
+                }
+                sec = sec * 10 + d;
+            } else if (fd < 6) {
+                frac = frac * 10 + d;
+                fd++;
+            }
+        }
+        if (!ok || dots > 1)
+            continue;
+        while (fd < 6) {
+            frac *= 10;
+            fd++;
+        }
+        return sec * US + frac;
+    }
+    return -1;
+}
+
+heatmap *heatmap_new(bool keep_idle)
+{
+    heatmap *h = calloc(1, sizeof *h);
+    if (h == NULL)
+        abort();
+    h->tab = stacktab_new();
+    h->keep_idle = keep_idle;
+    return h;
+}
+
+void heatmap_free(heatmap *h)
+{
+    if (h == NULL)
+        return;
+    stacktab_free(h->tab);
+    free(h->s);
+    free(h->idle);
+    free(h->values);
+    free(h);
+}
+
+static bool entry_idle(heatmap *h, size_t entry)
+{
+    if (entry >= h->idle_cap) {
+        size_t cap = h->idle_cap ? h->idle_cap : 256;
+        while (cap <= entry)
+            cap *= 2;
+        uint8_t *p = realloc(h->idle, cap);
+        if (p == NULL)
+            abort();
+        memset(p + h->idle_cap, 0, cap - h->idle_cap);
+        h->idle = p;
+        h->idle_cap = cap;
+    }
+    if (h->idle[entry] == 0) {
+        const stack_entry *e = stacktab_entry(h->tab, entry);
+        h->idle[entry] = hm_is_idle(e->stack, e->len) ? 1 : 2;
+    }
+    return h->idle[entry] == 1;
+}
+
+void heatmap_add_entry(heatmap *h, size_t entry, int64_t t_us)
+{
+    h->all++;
+    if (!h->any) {
+        h->start_us = h->end_us = t_us;
+        h->any = true;
+    } else {
+        if (t_us < h->prev_us) {
+            h->out_of_order++;
+            if (h->prev_us - t_us > h->max_back_us)
+                h->max_back_us = h->prev_us - t_us;
+        } else if (t_us - h->prev_us > h->max_gap_us) {
+            h->max_gap_us = t_us - h->prev_us;
+            h->gap_from_us = h->prev_us;
+        }
+        if (t_us - h->prev_us >= HM_GAP_US)
+            h->gaps++;
+        if (t_us < h->start_us)
+            h->start_us = t_us;
+        if (t_us > h->end_us)
+            h->end_us = t_us;
+    }
+    h->prev_us = t_us;
+    if (!h->keep_idle && entry_idle(h, entry)) {
+        h->idle_dropped++;
+        return;
+    }
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 4096;
+        hm_sample *p = realloc(h->s, cap * sizeof *p);
+        if (p == NULL)
+            abort();
+        h->s = p;
+        h->cap = cap;
+    }
+    h->s[h->n++] = (hm_sample){ t_us, (uint32_t)entry };
+}
+
+void heatmap_add(heatmap *h, const char *stack, int64_t t_us)
+{
+    size_t e = stacktab_add(h->tab, stack, strlen(stack), 0, 1);
+    heatmap_add_entry(h, e, t_us);
+}
+
+void heatmap_add_untimed(heatmap *h) { h->untimed++; }
+
+/* stable merge sort by time */
+static void msort(hm_sample *a, hm_sample *tmp, size_t n)
+{
+    if (n < 2)
+        return;
+    size_t m = n / 2;
+    msort(a, tmp, m);
+    msort(a + m, tmp, n - m);
+    if (a[m - 1].t_us <= a[m].t_us)
+        return;
+    memcpy(tmp, a, m * sizeof *a);
+    size_t i = 0, j = m, k = 0;
+    while (i < m && j < n)
+        a[k++] = a[j].t_us < tmp[i].t_us ? a[j++] : tmp[i++];
+    while (i < m)
+        a[k++] = tmp[i++];
+}
+
+static void fmt_time(strbuf *sb, int64_t us)
+{
+    int64_t s = hm_floor_div(us, US);
+    sb_printf(sb, "%" PRId64 ".%06" PRId64, s, us - s * US);
+}
+
+int heatmap_grid(heatmap *h, int rows, strbuf *err)
+{
+    if (rows < 1 || rows > HM_MAX_ROWS) {
+        sb_printf(err, "rows must be 1 to %d", HM_MAX_ROWS);
+        return -1;
+    }
+    if (h->n == 0) {
+        if (h->all > 0 && h->idle_dropped == h->all)
+            sb_printf(err, "all %" PRIu64 " samples are idle "
+                      "(--keep-idle shows them)", h->all);
+        else if (h->untimed > 0 && h->all == 0)
+            sb_printf(err, "none of the %" PRIu64 " samples has a "
+                      "timestamp", h->untimed);
+        else
+            sb_adds(err, "no stack samples with timestamps");
+        return -1;
+    }
+    int64_t cols = hm_columns(h->start_us, h->end_us);
+    if (cols > HM_MAX_COLUMNS) {
+        sb_printf(err, "the samples span %" PRId64 " seconds (", cols);
+        fmt_time(err, h->start_us);
+        sb_adds(err, " to ");
+        fmt_time(err, h->end_us);
+        sb_printf(err, "), more than %d: a clock jump?", HM_MAX_COLUMNS);
+        if (h->max_gap_us >= HM_GAP_US) {
+            sb_printf(err, " (largest gap %.3f s after ",
+                      (double)h->max_gap_us / US);
+            fmt_time(err, h->gap_from_us);
+            sb_adds(err, ")");
+        }
+        return -1;
+    }
+    if (h->out_of_order) {
+        hm_sample *tmp = malloc((h->n / 2 + 1) * sizeof *tmp);
+        if (tmp == NULL)
+            abort();
+        msort(h->s, tmp, h->n);
+        free(tmp);
+    }
+    free(h->values);
+    h->rows = rows;
+    h->cols = (int)cols;
+    h->base_s = hm_floor_div(h->start_us, US);
+    h->values = calloc((size_t)cols * (size_t)rows, sizeof *h->values);
+    if (h->values == NULL)
+        abort();
+    h->maxvalue = 0;
+    for (size_t i = 0; i < h->n; i++) {
+        int c, r;
+        hm_cell(h->s[i].t_us, h->base_s, rows, &c, &r);
+        uint32_t v = ++h->values[(size_t)c * (size_t)rows + (size_t)r];
+        if (v > h->maxvalue)
+            h->maxvalue = v;
+    }
+    return 0;
+}
+
+uint32_t heatmap_value(const heatmap *h, int col, int row)
+{
+    if (h->values == NULL || col < 0 || col >= h->cols || row < 0
+        || row >= h->rows)
+        return 0;
+    return h->values[(size_t)col * (size_t)h->rows + (size_t)row];
+}
+
+void heatmap_warnings(const heatmap *h, strbuf *out)
+{
+    if (h->untimed)
+        sb_printf(out, "%" PRIu64 " samples had no timestamp and are not "
+                  "shown\n", h->untimed);
+    if (h->out_of_order)
+        sb_printf(out, "%" PRIu64 " samples were out of time order "
+                  "(largest step back %.6f s); they are placed by their own "
+                  "time\n", h->out_of_order, (double)h->max_back_us / US);
+    if (h->gaps) {
+        sb_printf(out, "%" PRIu64 " gaps of %d s or more without samples "
+                  "(largest %.3f s, after ", h->gaps, (int)(HM_GAP_US / US),
+                  (double)h->max_gap_us / US);
+        fmt_time(out, h->gap_from_us);
+        sb_adds(out, "): stopped collection or a clock jump\n");
+    }
+    if (h->idle_dropped && !h->keep_idle)
+        sb_printf(out, "%" PRIu64 " idle samples excluded (--keep-idle "
+                  "keeps them)\n", h->idle_dropped);
+}
+
+/* ---- colour ------------------------------------------------------------ */
+
+static void lerp(uint32_t a, uint32_t b, double t, char buf[8])
+{
+    int c[3];
+    for (int i = 0; i < 3; i++) {
+        int x = (int)((a >> (16 - 8 * i)) & 0xff);
+        int y = (int)((b >> (16 - 8 * i)) & 0xff);
+        double v = x + (y - x) * t;
+        c[i] = (int)(v + 0.5);
+        if (c[i] < 0) c[i] = 0;
+        if (c[i] > 255) c[i] = 255;
+    }
+    snprintf(buf, 8, "#%02x%02x%02x", c[0], c[1], c[2]);
+}
+
+void hm_color(uint32_t v, uint32_t max, bool enhance, char buf[8])
+{
+    static const uint32_t plain[] = { 0xFFFFFF, 0xFF5032, 0xE50914 };
+    static const uint32_t enh[] = { 0xFFFFFF, 0x6AAAFF, 0xFAA0B5, 0xFF5032,
+                                    0xE50914 };
+    double dom[5];
+    const uint32_t *rng;
+    int k;
+    if (enhance) {
+        dom[0] = 0; dom[1] = 1; dom[2] = 3; dom[3] = max / 2.0; dom[4] = max;
+        rng = enh;
+        k = 5;
+    } else {
+        dom[0] = 0; dom[1] = max / 2.0; dom[2] = max;
+        rng = plain;
+        k = 3;
+    }
+    double x = v;
+    if (x <= dom[0] || max == 0) {
+        lerp(rng[0], rng[0], 0, buf);
+        return;
+    }
+    for (int i = 0; i + 1 < k; i++) {
+        if (dom[i + 1] > dom[i] && x >= dom[i] && x <= dom[i + 1]) {
+            lerp(rng[i], rng[i + 1], (x - dom[i]) / (dom[i + 1] - dom[i]),
+                 buf);
+            return;
+        }
+    }
+    lerp(rng[k - 1], rng[k - 1], 0, buf);
+}
+
+/* ---- JSON and SVG -------------------------------------------------------- */
+
+static void row_label(strbuf *sb, int rows, int row)
+{
+    /* FlameScope: 1000 * i / R, i = rows - 1 - row */
+    sb_printf(sb, "%.15g", 1000.0 * (rows - 1 - row) / rows);
+}
+
+int heatmap_write_json(FILE *out, const heatmap *h)
+{
+    strbuf sb = STRBUF_INIT;
+    sb_adds(&sb, "{\"rows\": [");
+    for (int r = 0; r < h->rows; r++) {
+        if (r)
+            sb_adds(&sb, ", ");
+        row_label(&sb, h->rows, r);
+    }
+    sb_adds(&sb, "], \"columns\": [");
+    for (int c = 0; c < h->cols; c++)
+        sb_printf(&sb, "%s%d", c ? ", " : "", c);
+    sb_adds(&sb, "], \"values\": [");
+    for (int c = 0; c < h->cols; c++) {
+        sb_adds(&sb, c ? ", [" : "[");
+        for (int r = 0; r < h->rows; r++)
+            sb_printf(&sb, "%s%" PRIu32, r ? ", " : "",
+                      heatmap_value(h, c, r));
+        sb_addc(&sb, ']');
+        if (sb.len > (1 << 20)) {
+            fwrite(sb.buf, 1, sb.len, out);
+            sb_reset(&sb);
+        }
+    }
+    sb_printf(&sb, "], \"maxvalue\": %" PRIu32 ", \"start\": ", h->maxvalue);
+    fmt_time(&sb, h->start_us);
+    sb_adds(&sb, ", \"end\": ");
+    fmt_time(&sb, h->end_us);
+    sb_adds(&sb, "}\n");
+    fwrite(sb.buf, 1, sb.len, out);
+    sb_free(&sb);
+    return ferror(out) ? -1 : 0;
+}
+
+void hm_geometry(const heatmap *h, double *cw, double *ch)
+{
+    double w = 1200.0 / (h->cols ? h->cols : 1);
+    *cw = w < 6 ? 6 : w > 10 ? 10 : w;
+    double r = 400.0 / (h->rows ? h->rows : 1);
+    *ch = r < 3 ? 3 : r > 20 ? 20 : r;
+}
+
+int heatmap_write_svg(FILE *out, const heatmap *h, const hm_output *o)
+{
+    double cw, ch;
+    hm_geometry(h, &cw, &ch);
+    const double left = 60, top = 40, bottom = 40;
+    double W = left + cw * h->cols + 20, H = top + ch * h->rows + bottom;
+    strbuf sb = STRBUF_INIT;
+    sb_printf(&sb, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+              "<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" "
+              "viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+              "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" "
+              "fill=\"#ffffff\"/>\n"
+              "<text x=\"%.0f\" y=\"24\" font-family=\"Verdana\" "
+              "font-size=\"17\" text-anchor=\"middle\">", W, H, W, H, W / 2);
+    const char *title = o && o->title ? o->title : "Heat map";
+    for (const char *p = title; *p; p++) {
+        if (*p == '<') sb_adds(&sb, "&lt;");
+        else if (*p == '&') sb_adds(&sb, "&amp;");
+        else if (*p == '>') sb_adds(&sb, "&gt;");
+        else sb_addc(&sb, *p);
+    }
+    sb_adds(&sb, "</text>\n<g font-family=\"Verdana\" font-size=\"10\">\n");
+    for (int r = 0; r < h->rows; r += (h->rows >= 20 ? h->rows / 10 : 1)) {
+        sb_printf(&sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
+                  left - 4, top + ch * r + ch - 1);
+        row_label(&sb, h->rows, r);
+        sb_adds(&sb, "</text>\n");
+    }
+    int step = h->cols > 60 ? 10 : h->cols > 20 ? 5 : 1;
+    for (int c = 0; c < h->cols; c += step)
+        sb_printf(&sb, "<text x=\"%.1f\" y=\"%.1f\">%d</text>\n",
+                  left + cw * c, top + ch * h->rows + 14, c);
+    sb_printf(&sb, "<text x=\"%.1f\" y=\"%.1f\">seconds since ",
+              left, top + ch * h->rows + 30);
+    fmt_time(&sb, h->base_s * US);
+    sb_adds(&sb, "; rows: millisecond offset</text>\n</g>\n<g id=\"cells\">\n");
+    for (int c = 0; c < h->cols; c++) {
+        for (int r = 0; r < h->rows; r++) {
+            uint32_t v = heatmap_value(h, c, r);
+            char col[8];
+            hm_color(v, h->maxvalue, o && o->enhance, col);
+            sb_printf(&sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                      "height=\"%.1f\" fill=\"%s\"><title>second: %d, "
+                      "millisecond: ", left + cw * c, top + ch * r, cw, ch,
+                      col, c);
+            row_label(&sb, h->rows, r);
+            sb_printf(&sb, ", count: %" PRIu32 "</title></rect>\n", v);
+        }
+        if (sb.len > (1 << 20)) {
+            fwrite(sb.buf, 1, sb.len, out);
+            sb_reset(&sb);
+        }
+    }
+    sb_adds(&sb, "</g>\n</svg>\n");
+    fwrite(sb.buf, 1, sb.len, out);
+    sb_free(&sb);
+    return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,258 @@
+/* heatmap_cmd: `staprelay heatmap` -- stack samples with timestamps
+ * (perf script text, PCP event records from -h or -a) to a
+ * FlameScope-style subsecond-offset heat map: an interactive HTML page
+ * (default), a static SVG, or FlameScope's JSON grid. */
+#include "client/heatmap.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/cmdopts.h"
+#include "client/collapse_perf.h"
+#include "client/linereader.h"
+#include "client/stacksink.h"
+
+static const char heatmap_usage[] =
+    "staprelay heatmap [--rows N] [--enhance] [--keep-idle] "
+    "[--format html|svg|json] [--title T] [input options] [-o FILE] "
+    "[PERF-SCRIPT-FILE...]\n"
+    "       staprelay heatmap [heatmap options] {-h HOST[:PORT]... "
+    "[-t INTERVAL] [-T END] | -a ARCHIVE... [-S START] [-T END]} METRIC...";
+
+typedef struct hm_ctx {
+    heatmap *h;
+    int64_t  cur_us;     /* time of the perf sample being read, or -1 */
+} hm_ctx;
+
+static void observe(void *arg, size_t entry, int col, double weight,
+                    int64_t when_ns)
+{
+    (void)col;
+    (void)weight;
+    hm_ctx *c = arg;
+    if (when_ns != STACK_TIME_UNKNOWN)
+        heatmap_add_entry(c->h, entry, hm_floor_div(when_ns, 1000));
+    else if (c->cur_us >= 0)
+        heatmap_add_entry(c->h, entry, c->cur_us);
+    else
+        heatmap_add_untimed(c->h);
+}
+
+#define DETECT_LINES 400
+
+static int read_perf(const char *cmd, const char *path,
+                     const input_options *in, hm_ctx *ctx)
+{
+    FILE *fp = stdin;
+    const char *name = "stdin";
+    if (path && strcmp(path, "-") != 0) {
+        fp = fopen(path, "r");
+        name = path;
+        if (fp == NULL) {
+            fprintf(stderr, "staprelay %s: %s: %s\n", cmd, path,
+                    strerror(errno));
+            return 1;
+        }
+    }
+    linereader lr;
+    lr_init(&lr, fp);
+    input_format fmt = in->format;
+    if (fmt == INPUT_AUTO) {
+        size_t nq = lr_fill(&lr, DETECT_LINES, 256 * 1024);
+        const char *lines[DETECT_LINES];
+        size_t lens[DETECT_LINES];
+        for (size_t i = 0; i < nq; i++)
+            lines[i] = lr_queued(&lr, i, &lens[i]);
+        fmt = input_detect(lines, lens, nq);
+    }
+    int rc = 0;
+    if (fmt != INPUT_PERF) {
+        fprintf(stderr, "staprelay %s: %s: %s input has no per-sample "
+                "timestamps; a heat map needs `perf script` output (with "
+                "the time field) or PCP event records (-h or -a)\n", cmd,
+                name, input_format_name(fmt));
+        rc = 2;
+    } else {
+        stack_sink sink;
+        stack_sink_init(&sink, ctx->h->tab, 0, in->strip_hex);
+        stack_sink_observe(&sink, observe, ctx);
+        perf_collapser *pc = perf_collapser_new(&in->perf, &sink);
+        const char *line;
+        ssize_t n;
+        ctx->cur_us = -1;
+        while ((n = lr_next(&lr, &line)) >= 0) {
+            /* the header's time applies from the next sample flush on:
+             * feeding the header first flushes the previous sample */
+            perf_collapser_line(pc, line, (size_t)n);
+            perf_header hd;
+            if (n > 0 && line[0] != '#' && !isspace((unsigned char)line[0])
+                && perf_parse_header(line, (size_t)n, &hd))
+                ctx->cur_us = hm_perf_time_us(line, (size_t)n);
+        }
+        perf_collapser_finish(pc);
+        ctx->cur_us = -1;
+        if (perf_collapser_ignored(pc))
+            fprintf(stderr, "staprelay %s: %s: ignored %" PRIu64
+                    " lines with invalid format\n", cmd, name,
+                    perf_collapser_ignored(pc));
+        if (perf_collapser_filtered(pc))
+            fprintf(stderr, "staprelay %s: %s: kept only events of type %s"
+                    " (%" PRIu64 " samples of other types skipped)\n", cmd,
+                    name, perf_collapser_event(pc),
+                    perf_collapser_filtered(pc));
+        perf_collapser_free(pc);
+        stack_sink_free(&sink);
+    }
+    if (ferror(fp)) {
+        fprintf(stderr, "staprelay %s: %s: read error\n", cmd, name);
+        rc = 1;
+    }
+    lr_free(&lr);
+    if (fp != stdin)
+        fclose(fp);
+    return rc;
+}
+
+/* Take out the options cmdopts does not know. */
+static int own_options(int *argc, char **argv, int *rows, bool *enhance,
+                       bool *keep_idle)
+{
+    int out = 1;
+    bool done = false;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        if (!done && strcmp(a, "--") == 0)
+            done = true;
+        if (!done && (strcmp(a, "--rows") == 0
+                      || strncmp(a, "--rows=", 7) == 0)) {
+            const char *v = a[6] == '=' ? a + 7 : (i + 1 < *argc ? argv[++i]
+                                                                : NULL);
+            char *end;
+            long r = v ? strtol(v, &end, 10) : 0;
+            if (v == NULL || *v == '\0' || *end || r < 1 || r > HM_MAX_ROWS) {
+                fprintf(stderr, "staprelay heatmap: --rows takes 1 to %d%s%s\n",
+                        HM_MAX_ROWS, v ? ": " : "", v ? v : "");
+                return 2;
+            }
+            *rows = (int)r;
+        } else if (!done && strcmp(a, "--enhance") == 0) {
+            *enhance = true;
+        } else if (!done && strcmp(a, "--keep-idle") == 0) {
+            *keep_idle = true;
+        } else {
+            argv[out++] = argv[i];
+        }
+    }
+    argv[out] = NULL;
+    *argc = out;
+    return 0;
+}
+
+static void describe(strbuf *sb, const cmd_opts *o, const heatmap *h)
+{
+    const pcp_options *p = &o->pcp;
+    if (p->nhosts) {
+        sb_adds(sb, "pmcd ");
+        for (int i = 0; i < p->nhosts; i++)
+            sb_printf(sb, "%s%s", i ? ", " : "", p->hosts[i]);
+    } else if (p->narchives) {
+        sb_adds(sb, "archive ");
+        for (int i = 0; i < p->narchives; i++)
+            sb_printf(sb, "%s%s", i ? ", " : "", p->archives[i]);
+    }
+    for (int i = 0; i < p->nmetrics; i++)
+        sb_printf(sb, "%s%s", i ? ", " : " metric ", p->metrics[i]);
+    if (o->nfiles) {
+        sb_adds(sb, pcp_options_active(p) ? "; perf script " : "perf script ");
+        for (int i = 0; i < o->nfiles; i++)
+            sb_printf(sb, "%s%s", i ? ", " : "", o->files[i]);
+    } else if (!pcp_options_active(p)) {
+        sb_adds(sb, "perf script from stdin");
+    }
+    int64_t s = hm_floor_div(h->start_us, 1000000);
+    int64_t e = hm_floor_div(h->end_us, 1000000);
+    sb_printf(sb, "; %zu samples from %" PRId64 ".%06" PRId64 " to %" PRId64
+              ".%06" PRId64 " s; %d rows of %g ms", h->n, s,
+              h->start_us - s * 1000000, e, h->end_us - e * 1000000, h->rows,
+              1000.0 / h->rows);
+    if (!h->keep_idle)
+        sb_adds(sb, "; idle stacks excluded");
+}
+
+int cmd_heatmap(int argc, char **argv)
+{
+    int rows = HM_DEFAULT_ROWS;
+    bool enhance = false, keep_idle = false;
+    char **args = malloc((size_t)(argc + 1) * sizeof *args);
+    if (args == NULL)
+        return 1;
+    memcpy(args, argv, (size_t)argc * sizeof *args);
+    args[argc] = NULL;
+    int rc = own_options(&argc, args, &rows, &enhance, &keep_idle);
+    cmd_opts o;
+    if (rc == 0)
+        rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG, argc, args,
+                           heatmap_usage);
+    if (rc) {
+        free(args);
+        return rc == 1 ? 0 : rc;
+    }
+    const char *fmt = o.format ? o.format : "html";
+    if (strcmp(fmt, "html") && strcmp(fmt, "svg") && strcmp(fmt, "json")) {
+        fprintf(stderr, "staprelay heatmap: unknown --format %s (html, svg "
+                "or json)\n", fmt);
+        free(args);
+        return 2;
+    }
+    heatmap *h = heatmap_new(keep_idle);
+    hm_ctx ctx = { h, -1 };
+    if (pcp_options_active(&o.pcp)) {
+        cmd_opts po = o;
+        po.in.on_sample = observe;
+        po.in.on_sample_arg = &ctx;
+        rc = cmd_read_pcp(&po, &o.pcp, 0, h->tab);
+    }
+    if (rc == 0 && (o.nfiles > 0 || !pcp_options_active(&o.pcp))) {
+        if (o.nfiles == 0)
+            rc = read_perf("heatmap", "-", &o.in, &ctx);
+        for (int i = 0; rc == 0 && i < o.nfiles; i++)
+            rc = read_perf("heatmap", o.files[i], &o.in, &ctx);
+    }
+    strbuf err = STRBUF_INIT;
+    if (rc == 0 && heatmap_grid(h, rows, &err) < 0) {
+        fprintf(stderr, "staprelay heatmap: %s\n", err.buf);
+        rc = 2;
+    }
+    if (rc == 0) {
+        strbuf w = STRBUF_INIT;
+        heatmap_warnings(h, &w);
+        for (char *p = w.buf, *nl; p && *p; p = nl + 1) {
+            nl = strchr(p, '\n');
+            fprintf(stderr, "staprelay heatmap: %.*s\n", (int)(nl - p), p);
+        }
+        sb_free(&w);
+        FILE *out = cmd_open_output(&o);
+        if (out == NULL) {
+            rc = 1;
+        } else {
+            strbuf src = STRBUF_INIT;
+            describe(&src, &o, h);
+            hm_output ho = { o.svg.title, src.buf, enhance };
+            if (strcmp(fmt, "json") == 0)
+                heatmap_write_json(out, h);
+            else if (strcmp(fmt, "svg") == 0)
+                heatmap_write_svg(out, h, &ho);
+            else
+                heatmap_write_html(out, h, &ho);
+            sb_free(&src);
+            rc = cmd_close_output(&o, out);
+        }
+    }
+    sb_free(&err);
+    heatmap_free(h);
+    free(args);
+    return rc;
+}
