@@ -38,7 +38,9 @@ static pid_t spawn_env(char *const argv[], const char *preload, int out, int err
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
-        signal(SIGPIPE, SIG_DFL);
+        /* SIGPIPE stays ignored: stapbpf writes its procfs FIFOs to
+         * whoever opens them, and a reader that gives up early must cost
+         * it a write error (EPIPE), not its life */
         if (preload != NULL) {
             const char *old = getenv("LD_PRELOAD");
             strbuf sb = STRBUF_INIT;
@@ -383,6 +385,13 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
         fprintf(stderr, "staprelay run: cannot create the cache %s: %s\n", cache, strerror(errno));
         goto out;
     }
+    {
+        char *real = realpath(cache, NULL);
+        if (real != NULL) {
+            free(cache);
+            cache = real;
+        }
+    }
     const char *kargs[] = { cache, NULL };
     kb = sh_out(kbuild_sh, kargs);
     if (kb == NULL) {
@@ -575,8 +584,19 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
             fprintf(stderr, "staprelay run: the kernel refused the BPF programs "
                     "(BPF permission: root with CAP_BPF/CAP_SYS_ADMIN, "
                     "kernel.unprivileged_bpf_disabled, lockdown)\n");
-        fprintf(stderr, "staprelay run: stapbpf failed (exit %d)\n",
-                WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+        fprintf(stderr, "staprelay run: stapbpf failed (%s %d)\n",
+                WIFEXITED(st) ? "exit" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+        /* a stapbpf that died leaves its FIFOs: remove them (FIFOs only) */
+        static const char *const fifos[] = { "data.json", "metadata.json" };
+        for (size_t i = 0; i < 2; i++) {
+            strbuf f = STRBUF_INIT;
+            sb_printf(&f, "%s/%s", fifo.buf, fifos[i]);
+            struct stat fst;
+            if (lstat(f.buf, &fst) == 0 && S_ISFIFO(fst.st_mode))
+                unlink(f.buf);
+            sb_free(&f);
+        }
+        rmdir(fifo.buf);
     }
 out:
     if (runbo.len) {
