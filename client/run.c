@@ -940,8 +940,8 @@ int cmd_run(int argc, char **argv)
         char t[128], ok[128];
         run_opts_text(bad, t, sizeof t);
         run_opts_text(s->opts, ok, sizeof ok);
-        fprintf(stderr, "staprelay run: %s does not take %s (its options: %s)\n",
-                s->name, t, ok);
+        fprintf(stderr, "staprelay run: %s does not take %s (%s%s)\n", s->name, t,
+                s->opts ? "its options: " : "it takes no script options", s->opts ? ok : "");
         run_catalog_free(&c);
         return RUN_EXIT_USAGE;
     }
