@@ -392,42 +392,45 @@ static void to_depth_first(flametree *t)
     size_t n = t->n;
     uint32_t *size = xmalloc(n * sizeof *size);
     uint32_t *pre = xmalloc(n * sizeof *pre);
-    uint32_t *kid0 = xmalloc(n * sizeof *kid0);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         size[i] = 1;
-        kid0[i] = FT_NONE;
-    }
     for (size_t i = n; i-- > 1;)
         size[t->nodes[i].parent] += size[i];
-    for (size_t i = 1; i < n; i++)
-        if (kid0[t->nodes[i].parent] == FT_NONE)
-            kid0[t->nodes[i].parent] = (uint32_t)i;
+    /* a node's children are consecutive ids, parents before them */
     pre[0] = 0;
-    for (size_t p = 0; p < n; p++) {
-        uint32_t next = pre[p] + 1;
-        for (size_t c = kid0[p]; c != FT_NONE && c < n
-                                 && t->nodes[c].parent == p; c++) {
-            pre[c] = next;
-            next += size[c];
+    uint32_t parent = FT_NONE, next = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (t->nodes[i].parent != parent) {
+            parent = t->nodes[i].parent;
+            next = pre[parent] + 1;
         }
+        pre[i] = next;
+        next += size[i];
     }
-    ft_node *out = xmalloc(n * sizeof *out);
+    free(size);
+    /* links to the new ids first, then move each node to its place by
+     * following the permutation's cycles: no second node array */
+    ft_node *nodes = t->nodes;
 #define REMAP(v) ((v) == FT_NONE ? FT_NONE : pre[v])
     for (size_t i = 0; i < n; i++) {
-        ft_node nd = t->nodes[i];
-        nd.parent = REMAP(nd.parent);
-        nd.first_child = REMAP(nd.first_child);
-        nd.last_child = REMAP(nd.last_child);
-        nd.next_sibling = REMAP(nd.next_sibling);
-        out[pre[i]] = nd;
+        ft_node *nd = &nodes[i];
+        nd->parent = REMAP(nd->parent);
+        nd->first_child = REMAP(nd->first_child);
+        nd->last_child = REMAP(nd->last_child);
+        nd->next_sibling = REMAP(nd->next_sibling);
     }
 #undef REMAP
-    free(t->nodes);
-    t->nodes = out;
-    t->cap = n;
-    free(size);
+    for (size_t i = 0; i < n; i++) {
+        while (pre[i] != i) {
+            uint32_t j = pre[i];
+            ft_node tmp = nodes[j];
+            nodes[j] = nodes[i];
+            nodes[i] = tmp;
+            pre[i] = pre[j];
+            pre[j] = j;
+        }
+    }
     free(pre);
-    free(kid0);
 }
 
 /* NULL when a weight is not an integer (or the total reaches 2^53): then
