@@ -76,6 +76,28 @@ else
 fi
 echo "(the kernel-runtime scripts in stap/ need a kernel with module support: CONFIG_MODULES)"
 
+step "staprelay run profile: picks a backend (perf here: no modules, no BPF backtraces) for 5 s"
+if command -v perf >/dev/null; then
+    sh -c 'while :; do :; done' &
+    busy=$!
+    qa_track_pid $busy
+    client/staprelay run profile --dir "$qa_tmp/sources" --name cpuprof --pid $busy -T 5 \
+        >"$qa_tmp/run.txt" 2>&1 &
+    run=$!
+    qa_track_pid $run
+    if qa_wait_metric staprelay.cpuprof.taken 15 >/dev/null; then
+        sed -e "s|$qa_tmp|\$TMP|g" "$qa_tmp/run.txt"
+        qa_pmevent -t 0.5 -s 6 staprelay.cpuprof.samples.records | head -30
+        qa_pminfo -f staprelay.cpuprof.samples.stacks | head -8
+    fi
+    wait $run 2>/dev/null
+    tail -2 "$qa_tmp/run.txt" | sed -e "s|$qa_tmp|\$TMP|g"
+    kill $busy 2>/dev/null
+    wait $busy 2>/dev/null
+else
+    echo "skipped: perf is not installed (apt-get install linux-perf)"
+fi
+
 step "the relay's own health (staprelay.control)"
 qa_pminfo -f staprelay.control.source.state staprelay.control.source.reads \
     staprelay.control.source.last_error
