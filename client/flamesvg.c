@@ -34,10 +34,116 @@ void flamesvg_tree_options(const svg_options *o, ft_options *fo)
     fo->prune.width = o->width;
 }
 
+/* ---- numbers, as printf would write them, without printf ----------- */
+
+/* Digits of v, most significant first; returns the end. */
+static char *put_u64(char *p, uint64_t v)
+{
+    char tmp[20];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+/* a (>= 0) times 10^digits rounded to an integer exactly as printf's
+ * "%.Nf" rounds: to nearest, ties to even, on the exact binary value.
+ * fma() gives the exact sign of a*s - c (a nonzero exact result never
+ * rounds to zero), which is all the decision needs.  False when out of
+ * the range where that holds (then use printf). */
+static bool fixed_scaled(double a, int digits, uint64_t *q)
+{
+    static const double scale[] = { 1, 10, 100 };
+    double s = scale[digits];
+    if (!(a >= 0 && a * s < 4e15))      /* also rejects NaN */
+        return false;
+    double f = floor(a * s);
+    if (fma(a, s, -f) < 0)
+        f -= 1;
+    else if (fma(a, s, -(f + 1)) >= 0)
+        f += 1;
+    double d = fma(a, s, -(f + 0.5));
+    if (d > 0 || (d == 0 && fmod(f, 2) != 0))
+        f += 1;
+    *q = (uint64_t)f;
+    return true;
+}
+
+/* Write q / 10^digits with exactly `digits` decimals. */
+static char *put_scaled(char *p, uint64_t q, int digits)
+{
+    uint64_t div = digits == 1 ? 10 : 100;
+    p = put_u64(p, q / div);
+    *p++ = '.';
+    uint64_t r = q % div;
+    if (digits == 2)
+        *p++ = (char)('0' + r / 10);
+    *p++ = (char)('0' + r % 10);
+    return p;
+}
+
+/* sprintf("%.1f") / ("%.2f"), digits 1 or 2. */
+static void fixed_num(strbuf *sb, double v, int digits)
+{
+    uint64_t q;
+    if (!fixed_scaled(fabs(v), digits, &q)) {
+        sb_printf(sb, "%.*f", digits, v);
+        return;
+    }
+    sb_reserve(sb, 32);
+    char *p = sb->buf + sb->len;
+    if (signbit(v))
+        *p++ = '-';
+    p = put_scaled(p, q, digits);
+    *p = '\0';
+    sb->len = (size_t)(p - sb->buf);
+}
+
+/* An integer-valued double as "%.0f" writes it (sign of -0 included);
+ * false if v is not one, or too large for the fast path. */
+static bool integer_num(strbuf *sb, double v)
+{
+    if (!(v == floor(v) && fabs(v) < 9.007199254740992e15))
+        return false;
+    sb_reserve(sb, 32);
+    char *p = sb->buf + sb->len;
+    if (signbit(v))
+        *p++ = '-';
+    p = put_u64(p, (uint64_t)fabs(v));
+    *p = '\0';
+    sb->len = (size_t)(p - sb->buf);
+    return true;
+}
+
+static void int_num(strbuf *sb, int v)
+{
+    sb_reserve(sb, 16);
+    char *p = sb->buf + sb->len;
+    if (v < 0) {
+        *p++ = '-';
+        p = put_u64(p, (uint64_t)0 - (uint64_t)v);
+    } else {
+        p = put_u64(p, (uint64_t)v);
+    }
+    *p = '\0';
+    sb->len = (size_t)(p - sb->buf);
+}
+
 const char *format_thousands(char *buf, size_t size, double v)
 {
     char digits[64];
-    snprintf(digits, sizeof digits, "%.0f", v);
+    if (v == floor(v) && fabs(v) < 9.007199254740992e15) {
+        char *p = digits;
+        if (signbit(v))
+            *p++ = '-';
+        *put_u64(p, (uint64_t)fabs(v)) = '\0';
+    } else {
+        snprintf(digits, sizeof digits, "%.0f", v);
+    }
     const char *d = digits;
     size_t o = 0;
     if (*d == '-') {
@@ -59,17 +165,37 @@ static void perl_num(strbuf *sb, double v)
 {
     if (v == 0)
         v = 0;          /* no "-0" */
+    if (fabs(v) < 1e15 && integer_num(sb, v))
+        return;
+    double a = fabs(v);
+    if (a < 1e14 && a * 2 == floor(a * 2)) {     /* N.5 */
+        sb_reserve(sb, 32);
+        char *p = sb->buf + sb->len;
+        if (signbit(v))
+            *p++ = '-';
+        p = put_u64(p, (uint64_t)a);
+        *p++ = '.';
+        *p++ = '5';
+        *p = '\0';
+        sb->len = (size_t)(p - sb->buf);
+        return;
+    }
     sb_printf(sb, "%.15g", v);
 }
 
 /* An exact weight for the fg: attributes. */
 static void weight_num(strbuf *sb, double v)
 {
-    if (v == floor(v) && fabs(v) < 9.007199254740992e15)
-        sb_printf(sb, "%.0f", v);
-    else
+    if (!integer_num(sb, v))
         sb_printf(sb, "%.17g", v);
 }
+
+void flamesvg_fixed(strbuf *sb, double v, int digits)
+{
+    fixed_num(sb, v, digits);
+}
+
+void flamesvg_perl_num(strbuf *sb, double v) { perl_num(sb, v); }
 
 /* Display name: the annotation suffix only drives colour. */
 static size_t display_len(const char *s, size_t n)
@@ -193,7 +319,19 @@ static void write_header(strbuf *sb, const svg_options *o, double H,
 typedef struct geometry {
     double W, H, wpt, fh, ypad1, ypad2, top;
     double minwidth_time;
+    strbuf countname;    /* escaped once */
 } geometry;
+
+/* x rounded as "%.1f", and that text read back (flamegraph.pl computes
+ * the width from the rounded x1 and x2). */
+typedef struct xpos { double v; uint64_t tenths; bool fast; } xpos;
+
+static xpos round_x(double x)
+{
+    xpos r = { x, 0, false };
+    r.fast = fixed_scaled(x, 1, &r.tenths);
+    return r;
+}
 
 static void write_frame(strbuf *sb, const flametree *t, const ft_node *nd,
                         const svg_options *o, const geometry *g)
@@ -213,24 +351,35 @@ static void write_frame(strbuf *sb, const flametree *t, const ft_node *nd,
     char samples[64];
     format_thousands(samples, sizeof samples, nd->value);
     /* the percentage is of the rounded count, as flamegraph.pl does */
-    char rbuf[64];
-    snprintf(rbuf, sizeof rbuf, "%.0f", nd->value);
-    double samples_rounded = strtod(rbuf, NULL);
+    double samples_rounded = nd->value;
+    if (samples_rounded != floor(samples_rounded)) {
+        char rbuf[64];
+        snprintf(rbuf, sizeof rbuf, "%.0f", nd->value);
+        samples_rounded = strtod(rbuf, NULL);
+    }
 
     size_t dlen = display_len(nd->name, nd->name_len);
     sb_adds(sb, "<g >\n<title>");
     if (root) {
-        sb_printf(sb, "all (%s ", samples);
-        xml_escape(sb, o->countname, strlen(o->countname), true);
+        sb_adds(sb, "all (");
+        sb_adds(sb, samples);
+        sb_addc(sb, ' ');
+        sb_add(sb, g->countname.buf, g->countname.len);
         sb_adds(sb, ", 100%)");
     } else {
         xml_escape(sb, nd->name, dlen, true);
-        sb_printf(sb, " (%s ", samples);
-        xml_escape(sb, o->countname, strlen(o->countname), true);
-        sb_printf(sb, ", %.2f%%", 100 * samples_rounded / total);
+        sb_adds(sb, " (");
+        sb_adds(sb, samples);
+        sb_addc(sb, ' ');
+        sb_add(sb, g->countname.buf, g->countname.len);
+        sb_adds(sb, ", ");
+        fixed_num(sb, 100 * samples_rounded / total, 2);
+        sb_addc(sb, '%');
         if (t->has_delta) {
             double d = o->negate ? -nd->delta : nd->delta;
-            sb_printf(sb, "; %s%.2f%%", d > 0 ? "+" : "", 100 * d / total);
+            sb_adds(sb, d > 0 ? "; +" : "; ");
+            fixed_num(sb, 100 * d / total, 2);
+            sb_addc(sb, '%');
         }
         sb_addc(sb, ')');
     }
@@ -243,14 +392,35 @@ static void write_frame(strbuf *sb, const flametree *t, const ft_node *nd,
         c = (rgb){ 255, 255, 255 };
     else
         c = palette_color(o->colors, o->hash, nd->name, nd->name_len);
-    char x1s[32], x2s[32];
-    snprintf(x1s, sizeof x1s, "%.1f", x1);
-    snprintf(x2s, sizeof x2s, "%.1f", x2);
-    sb_printf(sb, "<rect x=\"%s\" y=\"", x1s);
+    xpos r1 = round_x(x1), r2 = round_x(x2);
+    double width;
+    sb_adds(sb, "<rect x=\"");
+    if (r1.fast && r2.fast) {
+        sb_reserve(sb, 32);
+        sb->len = (size_t)(put_scaled(sb->buf + sb->len, r1.tenths, 1)
+                           - sb->buf);
+        /* the rounded texts read back: k/10 correctly rounded */
+        width = (double)r2.tenths / 10 - (double)r1.tenths / 10;
+    } else {
+        char x1s[32], x2s[32];
+        snprintf(x1s, sizeof x1s, "%.1f", x1);
+        snprintf(x2s, sizeof x2s, "%.1f", x2);
+        sb_adds(sb, x1s);
+        width = strtod(x2s, NULL) - strtod(x1s, NULL);
+    }
+    sb_adds(sb, "\" y=\"");
     perl_num(sb, y1);
-    sb_printf(sb, "\" width=\"%.1f\" height=\"%.1f\" fill=\"rgb(%d,%d,%d)\" "
-                  "rx=\"2\" ry=\"2\" fg:x=\"",
-              strtod(x2s, NULL) - strtod(x1s, NULL), y2 - y1, c.r, c.g, c.b);
+    sb_adds(sb, "\" width=\"");
+    fixed_num(sb, width, 1);
+    sb_adds(sb, "\" height=\"");
+    fixed_num(sb, y2 - y1, 1);
+    sb_adds(sb, "\" fill=\"rgb(");
+    int_num(sb, c.r);
+    sb_addc(sb, ',');
+    int_num(sb, c.g);
+    sb_addc(sb, ',');
+    int_num(sb, c.b);
+    sb_adds(sb, ")\" rx=\"2\" ry=\"2\" fg:x=\"");
     weight_num(sb, nd->x);
     sb_adds(sb, "\" fg:w=\"");
     weight_num(sb, nd->value);
@@ -261,7 +431,9 @@ static void write_frame(strbuf *sb, const flametree *t, const ft_node *nd,
     sb_adds(sb, "\" />\n");
 
     /* label: as many characters as fit, the last two ".." if cut */
-    sb_printf(sb, "<text  x=\"%.2f\" y=\"", x1 + 3);
+    sb_adds(sb, "<text  x=\"");
+    fixed_num(sb, x1 + 3, 2);
+    sb_adds(sb, "\" y=\"");
     perl_num(sb, 3 + (y1 + y2) / 2);
     sb_adds(sb, "\" >");
     double chars_d = (x2 - x1) / (o->fontsize * o->fontwidth);
@@ -294,6 +466,8 @@ int flamesvg_write(FILE *out, const flametree *t, const svg_options *o)
     g.wpt = total > 0 ? (g.W - 2 * XPAD) / total : 0;
     /* the same threshold as flamesvg_tree_options gives the builder */
     g.minwidth_time = ft_min_weight(total, g.W, o->minwidth, o->minwidth_pct);
+    g.countname = (strbuf)STRBUF_INIT;
+    xml_escape(&g.countname, o->countname, strlen(o->countname), true);
 
     /* prune frames narrower than minwidth (their subtrees are narrower
      * still) and find the depth of what remains */
@@ -334,6 +508,7 @@ int flamesvg_write(FILE *out, const flametree *t, const svg_options *o)
     if (fwrite(sb.buf, 1, sb.len, out) != sb.len)
         rc = -1;
     sb_free(&sb);
+    sb_free(&g.countname);
     free(keep);
     return rc;
 }

@@ -44,4 +44,10 @@ int flamesvg_write(FILE *out, const flametree *t, const svg_options *o);
  * "%.0f" plus thousands separators).  buf needs 40 bytes. */
 const char *format_thousands(char *buf, size_t size, double v);
 
+/* Building blocks, exposed for tests: what sprintf("%.1f" or "%.2f")
+ * (digits 1 or 2) and Perl's default "%.15g" write, without printf. */
+#include "client/strbuf.h"
+void flamesvg_fixed(strbuf *sb, double v, int digits);
+void flamesvg_perl_num(strbuf *sb, double v);
+
 #endif

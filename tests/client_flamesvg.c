@@ -428,6 +428,68 @@ START_TEST(deep_stack_renders)
 }
 END_TEST
 
+/* The printf-free number writers must agree with printf everywhere:
+ * exact ties (round half to even), their neighbours, negatives, -0,
+ * huge values and non-numbers. */
+START_TEST(numbers_match_printf)
+{
+    uint64_t x = 88172645463325252ull;
+    strbuf sb = STRBUF_INIT;
+    char want[512];
+    for (int i = 0; i < 600000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        double v;
+        switch (i % 8) {
+        case 0: v = (double)(x % 100000000) / 1000; break;
+        case 1: v = (double)(x % 10000000) / 8; break;       /* ties */
+        case 2: v = nextafter((double)(x % 1000000) / 8, 0); break;
+        case 3: v = nextafter((double)(x % 1000000) / 8, 1e300); break;
+        case 4: v = 10 + (double)(x % 1000000) * (1180.0 / 999983); break;
+        case 5: v = -(double)(x % 100000) / 200; break;
+        case 6: memcpy(&v, &x, sizeof v); break;            /* any bits */
+        default: v = (double)(x % 1000) * 1e-3 + 1e13 * (x % 3); break;
+        }
+        for (int digits = 1; digits <= 2; digits++) {
+            sb_reset(&sb);
+            flamesvg_fixed(&sb, v, digits);
+            snprintf(want, sizeof want, "%.*f", digits, v);
+            ck_assert_msg(strcmp(sb.buf, want) == 0, "%.17g: %s != %s", v,
+                          sb.buf, want);
+        }
+        sb_reset(&sb);
+        flamesvg_perl_num(&sb, v);
+        snprintf(want, sizeof want, "%.15g", v == 0 ? 0 : v);
+        ck_assert_msg(strcmp(sb.buf, want) == 0, "%.17g: %s != %s", v,
+                      sb.buf, want);
+        if (v == floor(v) && fabs(v) < 1e18) {
+            char got[64], digits[64];
+            format_thousands(got, sizeof got, v);
+            snprintf(digits, sizeof digits, "%.0f", v);
+            size_t j = 0;
+            for (const char *p = got; *p; p++)
+                if (*p != ',')
+                    want[j++] = *p;
+            want[j] = '\0';
+            ck_assert_str_eq(want, digits);
+        }
+    }
+    const double special[] = { 0.0, -0.0, 0.05, 0.15, 0.25, 0.35, 0.125,
+                               0.375, -0.05, -0.04, 2.5, 1e15, 4e14, 4e15,
+                               9.007199254740993e15, 1e300, -1e300, INFINITY,
+                               -INFINITY, NAN, 5e-324, 1180.05, 2031.5 };
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+        for (int digits = 1; digits <= 2; digits++) {
+            sb_reset(&sb);
+            flamesvg_fixed(&sb, special[i], digits);
+            snprintf(want, sizeof want, "%.*f", digits, special[i]);
+            ck_assert_str_eq(sb.buf, want);
+        }
+    sb_free(&sb);
+}
+END_TEST
+
 static char *write_tree(const flametree *t, const svg_options *so)
 {
     char *buf = NULL;
@@ -538,6 +600,7 @@ Suite *client_flamesvg_suite(void)
     tcase_add_test(tc, output_is_deterministic);
     tcase_add_test(tc, deep_stack_renders);
     tcase_add_test(tc, pruned_build_renders_the_same);
+    tcase_add_test(tc, numbers_match_printf);
     suite_add_tcase(s, tc);
     TCase *big = tcase_create("big");
     tcase_set_timeout(big, 300);
