@@ -466,12 +466,12 @@ static flametree *build_levels(const stacktab *tab, const ft_options *opt)
         min_weight = ft_min_weight(total, opt->prune.width,
                                    opt->prune.minwidth, opt->prune.pct);
 
-    /* the live stacks: those whose frames so far are all nodes */
+    /* the live stacks: those whose frames so far are all nodes; cur is
+     * the node a stack has reached, then (during a depth) its frame's
+     * candidate */
     uint32_t *live = xmalloc(n * sizeof *live);
     uint32_t *pos = xmalloc(n * sizeof *pos);
     uint32_t *cur = xmalloc(n * sizeof *cur);
-    uint32_t *cid = xmalloc(n * sizeof *cid);
-    double *val = xmalloc(n * sizeof *val);
     size_t nlive = 0;
     for (size_t i = 0; i < ntab; i++) {
         const stack_entry *e = stacktab_entry(tab, i);
@@ -481,12 +481,9 @@ static flametree *build_levels(const stacktab *tab, const ft_options *opt)
         live[nlive] = (uint32_t)i;
         pos[nlive] = e->len == 0 ? POS_DONE : opt->reverse ? e->len : 0;
         cur[nlive] = 0;
-        val[nlive] = v;
         nlive++;
     }
-    size_t nslots = 1024;
-    while (nslots < 2 * n)
-        nslots *= 2;
+    size_t nslots = 1024;                      /* at least 2 * ncand */
     uint32_t *slots = calloc(nslots, sizeof *slots);   /* cand + 1 */
     cand *cands = xmalloc(n * sizeof *cands);
     uint32_t *order = xmalloc(n * sizeof *order);
@@ -502,14 +499,27 @@ static flametree *build_levels(const stacktab *tab, const ft_options *opt)
         size_t ncand = 0, w = 0;
         for (size_t k = 0; k < nlive; k++) {
             const stack_entry *e = stacktab_entry(tab, live[k]);
+            double v, d;
+            entry_weights(e, opt->mode, &v, &d);
             if (pos[k] == POS_DONE) {
                 /* the stack ends at a node: its delta is that node's */
-                if (has_delta) {
-                    double v, d;
-                    entry_weights(e, opt->mode, &v, &d);
+                if (has_delta)
                     t->nodes[cur[k]].delta += d;
-                }
                 continue;
+            }
+            if (2 * (ncand + 1) > nslots) {
+                free(slots);
+                nslots *= 2;
+                slots = calloc(nslots, sizeof *slots);
+                if (slots == NULL)
+                    abort();
+                for (size_t c = 0; c < ncand; c++) {
+                    size_t j = cands[c].hash & (nslots - 1);
+                    while (slots[j])
+                        j = (j + 1) & (nslots - 1);
+                    slots[j] = (uint32_t)c + 1;
+                    cands[c].slot = (uint32_t)j;
+                }
             }
             const char *name;
             uint32_t len;
@@ -534,12 +544,10 @@ static flametree *build_levels(const stacktab *tab, const ft_options *opt)
                 }
                 j = (j + 1) & (nslots - 1);
             }
-            cands[c].value += val[k];
+            cands[c].value += v;
             live[w] = live[k];
             pos[w] = pos[k];
-            cur[w] = cur[k];
-            val[w] = val[k];
-            cid[w] = c;
+            cur[w] = c;
             w++;
         }
         nlive = w;
@@ -614,13 +622,12 @@ static flametree *build_levels(const stacktab *tab, const ft_options *opt)
         /* 4. stacks whose frame became a node go on */
         w = 0;
         for (size_t k = 0; k < nlive; k++) {
-            uint32_t id = cands[cid[k]].node;
+            uint32_t id = cands[cur[k]].node;
             if (id == FT_NONE)
                 continue;
             live[w] = live[k];
             pos[w] = pos[k];
             cur[w] = id;
-            val[w] = val[k];
             w++;
         }
         nlive = w;
@@ -630,8 +637,6 @@ static flametree *build_levels(const stacktab *tab, const ft_options *opt)
     free(live);
     free(pos);
     free(cur);
-    free(cid);
-    free(val);
     free(slots);
     free(cands);
     free(order);
