@@ -226,7 +226,21 @@ const stack_event *stacktab_sequence(const stacktab *t) { return t->seq; }
 int stack_frames_cmp(const char *a, size_t alen, const char *b, size_t blen)
 {
     size_t n = alen < blen ? alen : blen;
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* skip the common prefix (shared frames) a word at a time */
+    while (i + 8 <= n) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) {
+            i += (size_t)__builtin_ctzll(x ^ y) / 8;
+            break;
+        }
+        i += 8;
+    }
+#endif
+    for (; i < n; i++) {
         unsigned char ca = (unsigned char)a[i], cb = (unsigned char)b[i];
         if (ca == cb)
             continue;
