@@ -144,6 +144,106 @@ static bool entry_weights(const stack_entry *e, ft_mode mode, double *value,
 
 /* ---- by flow ------------------------------------------------------ */
 
+/* Pruning while flowing.  In flow order a frame is final ("closed") as
+ * soon as a stack diverges above it, and everything created after it is
+ * its subtree: a closed frame too narrow to draw is dropped with its
+ * subtree by truncating the node array.  x is given at creation (the
+ * layout order is the creation order unless sorting by weight), from the
+ * closed siblings, with the very additions flametree_layout makes. */
+typedef struct flow {
+    flametree *t;
+    double     min;        /* narrower frames are not drawn */
+    double    *next_x;     /* per depth: x of the next child */
+    size_t     nx;
+} flow;
+
+static bool flow_is_child(const flametree *t, uint32_t c, uint32_t parent)
+{
+    return c != FT_NONE && c < t->n && t->nodes[c].parent == parent;
+}
+
+/* Close top and the chain of last children under it, deepest first. */
+static void flow_close(flow *f, uint32_t top)
+{
+    flametree *t = f->t;
+    uint32_t n = top;
+    while (flow_is_child(t, t->nodes[n].last_child, n))
+        n = t->nodes[n].last_child;
+    for (;;) {
+        const ft_node *nd = &t->nodes[n];
+        uint32_t parent = nd->parent;
+        f->next_x[nd->depth] = nd->x + nd->value;
+        if (!(nd->value > 0 && nd->value >= f->min))
+            t->n = n;
+        if (n == top)
+            break;
+        n = parent;
+    }
+}
+
+static void flow_add(flow *f, const char *stack, size_t len, double value,
+                     double delta, bool has_delta)
+{
+    flametree *t = f->t;
+    uint32_t cur = 0;
+    t->nodes[0].value += value;
+    size_t i = 0;
+    while (len > 0 && i <= len) {
+        size_t j = i;
+        while (j < len && stack[j] != ';')
+            j++;
+        const char *name = stack + i;
+        size_t nlen = j - i;
+        uint32_t last = t->nodes[cur].last_child;
+        bool child = flow_is_child(t, last, cur);
+        if (child && t->nodes[last].name_len == nlen
+            && memcmp(t->nodes[last].name, name, nlen) == 0) {
+            cur = last;
+        } else {
+            if (child)
+                flow_close(f, last);
+            uint32_t d = t->nodes[cur].depth + 1;
+            if (d + 2 > f->nx) {
+                f->nx = (d + 2) * 2;
+                f->next_x = xrealloc(f->next_x, f->nx * sizeof *f->next_x);
+            }
+            double x = f->next_x[d];
+            cur = new_node(t, cur, name, nlen);
+            t->nodes[cur].x = x;
+            f->next_x[d + 1] = x;
+        }
+        t->nodes[cur].value += value;
+        i = j + 1;
+        if (j == len)
+            break;
+    }
+    if (has_delta) {
+        t->has_delta = true;
+        t->nodes[cur].delta += delta;
+        if (fabs(t->nodes[cur].delta) > t->maxdelta)
+            t->maxdelta = fabs(t->nodes[cur].delta);
+    }
+}
+
+/* After pruning: sibling links from the array (creation order). */
+static void flow_relink(flametree *t)
+{
+    t->maxdepth = 0;
+    for (size_t i = 0; i < t->n; i++)
+        t->nodes[i].first_child = t->nodes[i].last_child =
+            t->nodes[i].next_sibling = FT_NONE;
+    for (size_t i = 1; i < t->n; i++) {
+        ft_node *p = &t->nodes[t->nodes[i].parent];
+        if (p->last_child == FT_NONE)
+            p->first_child = (uint32_t)i;
+        else
+            t->nodes[p->last_child].next_sibling = (uint32_t)i;
+        p->last_child = (uint32_t)i;
+        if (t->nodes[i].depth > t->maxdepth)
+            t->maxdepth = t->nodes[i].depth;
+    }
+}
+
 static flametree *build_flow(const stacktab *tab, const ft_options *opt)
 {
     flametree *t = flametree_new();
@@ -177,26 +277,59 @@ static flametree *build_flow(const stacktab *tab, const ft_options *opt)
         src = reversed;
     }
 
+    /* the stacks in flow order: arrival (flame charts) or by frames */
+    size_t nflow;
+    const stack_event *ev = NULL;
+    size_t *order = NULL;
     if (opt->flamechart) {
-        const stack_event *ev = stacktab_sequence(src);
-        for (size_t i = 0; i < stacktab_sequence_len(src); i++) {
-            const stack_entry *e = stacktab_entry(src, ev[i].entry);
-            stack_entry one = *e;
-            one.count[0] = ev[i].col == 0 ? ev[i].weight : 0;
-            one.count[1] = ev[i].col == 1 ? ev[i].weight : 0;
-            double v, d;
-            if (entry_weights(&one, opt->mode, &v, &d))
-                flametree_add(t, e->stack, e->len, v, d, has_delta);
-        }
+        ev = stacktab_sequence(src);
+        nflow = stacktab_sequence_len(src);
     } else {
-        size_t *order = stacktab_sorted(src, STACK_ORDER_FRAMES);
-        for (size_t i = 0; i < stacktab_size(src); i++) {
-            const stack_entry *e = stacktab_entry(src, order[i]);
+        order = stacktab_sorted(src, STACK_ORDER_FRAMES);
+        nflow = stacktab_size(src);
+    }
+    flow f = { t, 0, NULL, 0 };
+    bool prune = opt->prune.enabled;
+    for (int pass = prune ? 0 : 1; pass < 2; pass++) {
+        /* pass 0 sums the total, in flow order like the root's, for
+         * the pruning threshold */
+        double total = 0;
+        for (size_t i = 0; i < nflow; i++) {
+            const stack_entry *e;
+            stack_entry one;
+            if (ev) {
+                e = stacktab_entry(src, ev[i].entry);
+                one = *e;
+                one.count[0] = ev[i].col == 0 ? ev[i].weight : 0;
+                one.count[1] = ev[i].col == 1 ? ev[i].weight : 0;
+            } else {
+                e = stacktab_entry(src, order[i]);
+                one = *e;
+            }
             double v, d;
-            if (entry_weights(e, opt->mode, &v, &d))
+            if (!entry_weights(&one, opt->mode, &v, &d))
+                continue;
+            if (pass == 0)
+                total += v;
+            else if (prune)
+                flow_add(&f, e->stack, e->len, v, d, has_delta);
+            else
                 flametree_add(t, e->stack, e->len, v, d, has_delta);
         }
-        free(order);
+        if (pass == 0) {
+            f.min = ft_min_weight(total, opt->prune.width,
+                                  opt->prune.minwidth, opt->prune.pct);
+            f.nx = 64;
+            f.next_x = xmalloc(f.nx * sizeof *f.next_x);
+            f.next_x[1] = 0;
+        }
+    }
+    free(order);
+    if (prune) {
+        if (flow_is_child(t, t->nodes[0].last_child, 0))
+            flow_close(&f, t->nodes[0].last_child);
+        free(f.next_x);
+        flow_relink(t);
     }
     /* names point into src's keys; the reversed table is temporary,
      * so move the names into storage the tree owns */
@@ -216,9 +349,12 @@ static flametree *build_flow(const stacktab *tab, const ft_options *opt)
         stacktab_free(reversed);
         t->owned_names = base;
     }
+    /* pruned siblings sort after every drawn one (they are narrower),
+     * so sorting and laying out what is left gives the same x */
     if (opt->sort_weight)
         flametree_sort_by_weight(t);
-    flametree_layout(t);
+    if (opt->sort_weight || !prune)
+        flametree_layout(t);
     return t;
 }
 
