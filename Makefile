@@ -68,6 +68,10 @@ build/asan/%.o: %.c
 $(PMDA_BIN): $(call obj,plain,$(PMDA_MAIN)) $(PMDA_OBJS) $(RELAY_OBJS)
 	$(CC) -o $@ $^ $(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)
 
+# The PMDA built with ASan/UBSan, for a qa pass (QA_STAPRELAY_BIN).
+build/asan/pmdastaprelay: $(call obj,asan,$(PMDA_MAIN)) $(call obj,asan,$(PMDA_SRCS)) $(call obj,asan,$(RELAY_SRCS))
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)
+
 $(CLIENT_BIN): $(call obj,plain,$(CLIENT_MAIN)) $(CLIENT_OBJS)
 	$(CC) -o $@ $^ $(PCP_LIBS) $(JANSSON_LIBS) -lm
 
@@ -91,7 +95,7 @@ $(eval $(call test_runner,asan,client,CLIENT,$(CLIENT_SRCS),$(PCP_LIBS) $(JANSSO
 
 UNIT_RUNNERS = $(foreach v,plain asan,$(foreach p,relay pmda client,build/$(v)/check_$(p)))
 
-unit: $(UNIT_RUNNERS)
+unit: $(UNIT_RUNNERS) build/asan/pmdastaprelay
 
 # ---- top-level targets ------------------------------------------------
 deps:
