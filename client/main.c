@@ -6,6 +6,7 @@
 
 #include "client/commands.h"
 #include "client/heatmap.h"
+#include "client/live.h"
 
 static const struct {
     const char *name;
@@ -19,6 +20,7 @@ static const struct {
     { "run",   cmd_run,   "run a bundled script (SystemTap or perf) into PCP" },
     { "list",  cmd_list,  "list the bundled scripts and the backends that run them here" },
     { "heatmap", cmd_heatmap, "draw a subsecond-offset heat map (HTML, SVG or JSON)" },
+    { "live",  cmd_live,  "keep a heat map and flame graph of a live source in a directory" },
 };
 
 static void usage(FILE *fp)

@@ -248,8 +248,12 @@ static void on_sample(void *arg, const pcp_sample *smp)
         rd->st->ignored++;
         return;
     }
-    stack_sink_add_at(&rd->sink, rd->stack.buf, rd->stack.len, smp->weight,
-                      s->col, smp->when_ns);
+    if (rd->po->on_stack)
+        rd->po->on_stack(rd->po->hook_arg, rd->stack.buf, rd->stack.len,
+                         smp->weight, smp->when_ns);
+    else
+        stack_sink_add_at(&rd->sink, rd->stack.buf, rd->stack.len,
+                          smp->weight, s->col, smp->when_ns);
     rd->st->stacks++;
 }
 
@@ -314,24 +318,36 @@ static void sleep_until(double when)
     nanosleep(&ts, NULL);   /* EINTR: the caller re-checks stop_requested */
 }
 
-static void fetch_live(reader *rd, source *srcs, int n)
+/* One round: a fetch from every source.  Returns 0, or the first
+ * error; calls po->on_round when set (its nonzero return: stop). */
+static int fetch_live(reader *rd, source *srcs, int n)
 {
+    int first = 0;
     for (int i = 0; i < n; i++) {
         source *s = &srcs[i];
         pmResult *r = NULL;
         int sts = pmUseContext(s->ctx);
+        if (sts >= 0 && rd->po->on_round && s->fetch_errors > 0)
+            sts = pmReconnectContext(s->ctx);   /* throttled by libpcp */
         if (sts >= 0)
             sts = pmFetch(s->npmids, s->pmids, &r);
         if (sts < 0) {
-            if (s->fetch_errors++ == 0)
+            if (s->fetch_errors++ == 0 && rd->po->on_round == NULL)
                 fprintf(stderr, "staprelay %s: %s: fetch failed: %s\n",
                         rd->cmd, s->spec, pmErrStr(sts));
+            if (first == 0)
+                first = sts;
             continue;
         }
+        if (rd->po->on_round)
+            s->fetch_errors = 0;
         rd->st->fetches++;
         process_result(rd, s, r);
         pmFreeResult(r);
     }
+    if (rd->po->on_round)
+        return rd->po->on_round(rd->po->hook_arg, first) ? 1 : 0;
+    return 0;
 }
 
 static int collect_live(reader *rd, source *srcs, int n, strbuf *err)
@@ -367,8 +383,8 @@ static int collect_live(reader *rd, source *srcs, int n, strbuf *err)
     sigaction(SIGTERM, &sa, &old_term);
 
     double t0 = mono_now();
-    fetch_live(rd, srcs, n);        /* registers each context */
-    while (!stop_requested) {
+    bool done = fetch_live(rd, srcs, n) != 0;  /* registers each context */
+    while (!stop_requested && !done) {
         double now = mono_now();
         if (end >= 0 && now >= end)
             break;
@@ -379,7 +395,7 @@ static int collect_live(reader *rd, source *srcs, int n, strbuf *err)
         sleep_until(next);
         if (stop_requested)
             break;
-        fetch_live(rd, srcs, n);
+        done = fetch_live(rd, srcs, n) != 0;
     }
     if (stop_requested) {
         rd->st->interrupted = true;

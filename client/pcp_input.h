@@ -38,6 +38,18 @@ typedef struct pcp_options {
     const char *finish;     /* -T */
     bool        by_host;    /* --by-host: host name as the root frame */
     bool        col_per_source; /* source i fills stacktab column i (diff) */
+    /* Live streaming hooks (staprelay live), optional.  on_stack gets
+     * each sample's folded stack instead of the table (which may then
+     * be NULL); on_round runs after every round of fetches (the first,
+     * registering one and the last one included) with 0 when every
+     * source answered, else the first fetch error; a nonzero return
+     * ends collection as -T does.  With on_round set, a failed fetch
+     * is left to it to report, and a source that failed is reconnected
+     * (libpcp's pmReconnectContext back-off) before its next fetch. */
+    void      (*on_stack)(void *arg, const char *stack, size_t len,
+                          double weight, int64_t when_ns);
+    int       (*on_round)(void *arg, int status);
+    void       *hook_arg;
 } pcp_options;
 
 typedef struct pcp_stats {
