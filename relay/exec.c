@@ -119,7 +119,11 @@ static void on_out(struct ev_loop *loop, ev_io *w, int revents)
                 job_maybe_finish(j);
                 return;
             }
+            /* grow, but never far past the limit: a flood is detected at
+             * max + 4 KiB instead of holding up to twice max_output */
             size_t ncap = j->cap * 2;
+            if (ncap > j->max + 4096)
+                ncap = j->max + 4096;
             char *nb = realloc(j->res.out, ncap + 1);
             if (nb == NULL) {
                 j->res.too_big = true;
