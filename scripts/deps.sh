@@ -13,7 +13,7 @@ set -eu
 PKGS="${STAPRELAY_DEPS:-build-essential pkg-config libjansson-dev libev-dev \
 libpcp3-dev libpcp-pmda3-dev pcp check libxml2-utils python3-json-pointer \
 valgrind chromium systemtap linux-headers-amd64 python3-jsonschema python3-six \
-libfuse3-dev fuse3}"
+libfuse3-dev fuse3 clang libclang-rt-14-dev strace linux-perf curl}"
 
 missing=""
 half=""
