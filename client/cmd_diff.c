@@ -19,22 +19,6 @@ static const char diff_usage[] =
     "       staprelay diff [options] -a ARCHIVE -S BEFORE_START [-T BEFORE_END] "
     "-S AFTER_START [-T AFTER_END] METRIC...";
 
-static int write_two_column(FILE *out, const stacktab *tab)
-{
-    size_t *order = stacktab_sorted(tab, STACK_ORDER_BYTES);
-    for (size_t i = 0; i < stacktab_size(tab); i++) {
-        const stack_entry *e = stacktab_entry(tab, order[i]);
-        fwrite(e->stack, 1, e->len, out);
-        fputc(' ', out);
-        folded_print_count(out, e->count[0]);
-        fputc(' ', out);
-        folded_print_count(out, e->count[1]);
-        fputc('\n', out);
-    }
-    free(order);
-    return ferror(out) ? -1 : 0;
-}
-
 int cmd_diff(int argc, char **argv)
 {
     cmd_opts o;
@@ -97,7 +81,7 @@ int cmd_diff(int argc, char **argv)
         if (out == NULL) {
             rc = 1;
         } else if (o.folded_out) {
-            write_two_column(out, tab);
+            folded_write(out, tab, true);
             rc = cmd_close_output(&o, out);
         } else {
             ft_options fo = {

@@ -17,26 +17,6 @@ static const char fold_usage[] =
     "       staprelay fold -a ARCHIVE... [-S START] [-T END] [--by-host] "
     "[-o FILE] METRIC...";
 
-/* Sorted folded text; two count columns when the table has them. */
-static int write_folded(FILE *out, const stacktab *tab)
-{
-    size_t *order = stacktab_sorted(tab, STACK_ORDER_BYTES);
-    bool two = stacktab_has_col1(tab);
-    for (size_t i = 0; i < stacktab_size(tab); i++) {
-        const stack_entry *e = stacktab_entry(tab, order[i]);
-        fwrite(e->stack, 1, e->len, out);
-        fputc(' ', out);
-        folded_print_count(out, e->count[0]);
-        if (two) {
-            fputc(' ', out);
-            folded_print_count(out, e->count[1]);
-        }
-        fputc('\n', out);
-    }
-    free(order);
-    return ferror(out) ? -1 : 0;
-}
-
 int cmd_fold(int argc, char **argv)
 {
     cmd_opts o;
@@ -60,7 +40,7 @@ int cmd_fold(int argc, char **argv)
             if (strcmp(fmt, "speedscope") == 0)
                 speedscope_write(out, tab, 0, "staprelay fold", "none");
             else
-                write_folded(out, tab);
+                folded_write(out, tab, stacktab_has_col1(tab));
             rc = cmd_close_output(&o, out);
         }
     }

@@ -7,56 +7,46 @@
 #include <string.h>
 
 #include "client/strbuf.h"
+#include "client/xalloc.h"
 
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (p == NULL) {
-        fprintf(stderr, "staprelay: out of memory\n");
-        abort();
-    }
-    return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n);
-    if (q == NULL) {
-        fprintf(stderr, "staprelay: out of memory\n");
-        abort();
-    }
-    return q;
-}
-
-static uint32_t new_node(flametree *t, uint32_t parent, const char *name,
-                         size_t len)
+/* Append a node with no children; returns its id. */
+static uint32_t push_node(flametree *t, uint32_t parent, const char *name,
+                          uint32_t len, uint32_t depth, double value,
+                          double x)
 {
     if (t->n == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 1024;
         t->nodes = xrealloc(t->nodes, t->cap * sizeof *t->nodes);
     }
     uint32_t id = (uint32_t)t->n++;
-    ft_node *nd = &t->nodes[id];
-    memset(nd, 0, sizeof *nd);
-    nd->name = name;
-    nd->name_len = (uint32_t)len;
-    nd->parent = parent;
-    nd->first_child = nd->last_child = nd->next_sibling = FT_NONE;
+    t->nodes[id] = (ft_node){
+        .name = name, .name_len = len, .parent = parent,
+        .first_child = FT_NONE, .last_child = FT_NONE,
+        .next_sibling = FT_NONE, .depth = depth, .value = value, .x = x,
+    };
+    if (depth > t->maxdepth)
+        t->maxdepth = depth;
+    return id;
+}
+
+/* Append a node as the last child of parent (FT_NONE: the root). */
+static uint32_t new_node(flametree *t, uint32_t parent, const char *name,
+                         size_t len)
+{
+    uint32_t depth = parent != FT_NONE ? t->nodes[parent].depth + 1 : 0;
+    uint32_t id = push_node(t, parent, name, (uint32_t)len, depth, 0, 0);
     if (parent != FT_NONE) {
         ft_node *p = &t->nodes[parent];
-        nd->depth = p->depth + 1;
         if (p->last_child == FT_NONE)
             p->first_child = id;
         else
             t->nodes[p->last_child].next_sibling = id;
         p->last_child = id;
-        if (nd->depth > t->maxdepth)
-            t->maxdepth = nd->depth;
     }
     return id;
 }
 
-flametree *flametree_new(void)
+static flametree *flametree_new(void)
 {
     flametree *t = calloc(1, sizeof *t);
     if (t == NULL)
@@ -73,37 +63,6 @@ void flametree_free(flametree *t)
     free(t->nodes);
     free(t->owned_names);
     free(t);
-}
-
-void flametree_add(flametree *t, const char *stack, size_t len,
-                   double value, double delta, bool has_delta)
-{
-    uint32_t cur = 0;
-    t->nodes[0].value += value;
-    size_t i = 0;
-    while (len > 0 && i <= len) {
-        size_t j = i;
-        while (j < len && stack[j] != ';')
-            j++;
-        const char *name = stack + i;
-        size_t nlen = j - i;
-        uint32_t last = t->nodes[cur].last_child;
-        if (last != FT_NONE && t->nodes[last].name_len == nlen
-            && memcmp(t->nodes[last].name, name, nlen) == 0)
-            cur = last;
-        else
-            cur = new_node(t, cur, name, nlen);
-        t->nodes[cur].value += value;
-        i = j + 1;
-        if (j == len)
-            break;
-    }
-    if (has_delta) {
-        t->has_delta = true;
-        t->nodes[cur].delta += delta;
-        if (fabs(t->nodes[cur].delta) > t->maxdelta)
-            t->maxdelta = fabs(t->nodes[cur].delta);
-    }
 }
 
 /* Reverse the frame order of one folded stack into out. */
@@ -153,7 +112,8 @@ static bool entry_weights(const stack_entry *e, ft_mode mode, double *value,
 typedef struct flow {
     flametree *t;
     double     min;        /* narrower frames are not drawn */
-    double    *next_x;     /* per depth: x of the next child */
+    double    *next_x;     /* per depth: x of the next child; NULL: no
+                            * pruning (x is left to flametree_layout) */
     size_t     nx;
 } flow;
 
@@ -199,6 +159,8 @@ static void flow_add(flow *f, const char *stack, size_t len, double value,
         if (child && t->nodes[last].name_len == nlen
             && memcmp(t->nodes[last].name, name, nlen) == 0) {
             cur = last;
+        } else if (f->next_x == NULL) {
+            cur = new_node(t, cur, name, nlen);
         } else {
             if (child)
                 flow_close(f, last);
@@ -241,6 +203,58 @@ static void flow_relink(flametree *t)
         p->last_child = (uint32_t)i;
         if (t->nodes[i].depth > t->maxdepth)
             t->maxdepth = t->nodes[i].depth;
+    }
+}
+
+static int cmp_weight_desc(const void *pa, const void *pb, void *ctx)
+{
+    const ft_node *nodes = ctx;
+    const ft_node *a = &nodes[*(const uint32_t *)pa];
+    const ft_node *b = &nodes[*(const uint32_t *)pb];
+    if (a->value != b->value)
+        return a->value > b->value ? -1 : 1;
+    return stack_bytes_cmp(a->name, a->name_len, b->name, b->name_len);
+}
+
+static void flametree_sort_by_weight(flametree *t)
+{
+    uint32_t *kids = NULL;
+    size_t cap = 0;
+    for (size_t p = 0; p < t->n; p++) {
+        size_t k = 0;
+        for (uint32_t c = t->nodes[p].first_child; c != FT_NONE;
+             c = t->nodes[c].next_sibling) {
+            if (k == cap) {
+                cap = cap ? cap * 2 : 64;
+                kids = xrealloc(kids, cap * sizeof *kids);
+            }
+            kids[k++] = c;
+        }
+        if (k < 2)
+            continue;
+        qsort_r(kids, k, sizeof *kids, cmp_weight_desc, t->nodes);
+        t->nodes[p].first_child = kids[0];
+        for (size_t i = 0; i + 1 < k; i++)
+            t->nodes[kids[i]].next_sibling = kids[i + 1];
+        t->nodes[kids[k - 1]].next_sibling = FT_NONE;
+        t->nodes[p].last_child = kids[k - 1];
+    }
+    free(kids);
+}
+
+static void flametree_layout(flametree *t)
+{
+    if (t->n == 0)
+        return;
+    t->nodes[0].x = 0;
+    /* parents precede children in the array, so one forward pass */
+    for (size_t p = 0; p < t->n; p++) {
+        double x = t->nodes[p].x;
+        for (uint32_t c = t->nodes[p].first_child; c != FT_NONE;
+             c = t->nodes[c].next_sibling) {
+            t->nodes[c].x = x;
+            x += t->nodes[c].value;
+        }
     }
 }
 
@@ -311,10 +325,8 @@ static flametree *build_flow(const stacktab *tab, const ft_options *opt)
                 continue;
             if (pass == 0)
                 total += v;
-            else if (prune)
-                flow_add(&f, e->stack, e->len, v, d, has_delta);
             else
-                flametree_add(t, e->stack, e->len, v, d, has_delta);
+                flow_add(&f, e->stack, e->len, v, d, has_delta);
         }
         if (pass == 0) {
             f.min = ft_min_weight(total, opt->prune.width,
@@ -335,9 +347,7 @@ static flametree *build_flow(const stacktab *tab, const ft_options *opt)
      * so move the names into storage the tree owns */
     if (reversed) {
         strbuf arena = STRBUF_INIT;
-        size_t *offs = malloc(t->n * sizeof *offs);
-        if (!offs)
-            abort();
+        size_t *offs = xmalloc(t->n * sizeof *offs);
         for (size_t i = 0; i < t->n; i++) {
             offs[i] = arena.len;
             sb_add(&arena, t->nodes[i].name, t->nodes[i].name_len);
@@ -358,62 +368,6 @@ static flametree *build_flow(const stacktab *tab, const ft_options *opt)
     return t;
 }
 
-static int cmp_weight_desc(const void *pa, const void *pb, void *ctx)
-{
-    const ft_node *nodes = ctx;
-    const ft_node *a = &nodes[*(const uint32_t *)pa];
-    const ft_node *b = &nodes[*(const uint32_t *)pb];
-    if (a->value != b->value)
-        return a->value > b->value ? -1 : 1;
-    size_t n = a->name_len < b->name_len ? a->name_len : b->name_len;
-    int c = memcmp(a->name, b->name, n);
-    if (c)
-        return c;
-    return a->name_len < b->name_len ? -1 : a->name_len > b->name_len;
-}
-
-void flametree_sort_by_weight(flametree *t)
-{
-    uint32_t *kids = NULL;
-    size_t cap = 0;
-    for (size_t p = 0; p < t->n; p++) {
-        size_t k = 0;
-        for (uint32_t c = t->nodes[p].first_child; c != FT_NONE;
-             c = t->nodes[c].next_sibling) {
-            if (k == cap) {
-                cap = cap ? cap * 2 : 64;
-                kids = xrealloc(kids, cap * sizeof *kids);
-            }
-            kids[k++] = c;
-        }
-        if (k < 2)
-            continue;
-        qsort_r(kids, k, sizeof *kids, cmp_weight_desc, t->nodes);
-        t->nodes[p].first_child = kids[0];
-        for (size_t i = 0; i + 1 < k; i++)
-            t->nodes[kids[i]].next_sibling = kids[i + 1];
-        t->nodes[kids[k - 1]].next_sibling = FT_NONE;
-        t->nodes[p].last_child = kids[k - 1];
-    }
-    free(kids);
-}
-
-void flametree_layout(flametree *t)
-{
-    if (t->n == 0)
-        return;
-    t->nodes[0].x = 0;
-    /* parents precede children in the array, so one forward pass */
-    for (size_t p = 0; p < t->n; p++) {
-        double x = t->nodes[p].x;
-        for (uint32_t c = t->nodes[p].first_child; c != FT_NONE;
-             c = t->nodes[c].next_sibling) {
-            t->nodes[c].x = x;
-            x += t->nodes[c].value;
-        }
-    }
-}
-
 /* ---- by levels ---------------------------------------------------- */
 
 /* A frame seen at the current depth under a node of the previous one:
@@ -430,27 +384,6 @@ typedef struct cand {
 } cand;
 
 #define POS_DONE UINT32_MAX
-
-static uint64_t frame_hash(const char *s, size_t n, uint32_t parent)
-{
-    uint64_t h = ((uint64_t)parent + 1) * 0x9E3779B97F4A7C15ull
-                 ^ (n * 0xff51afd7ed558ccdull);
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 29;
-        s += 8;
-        n -= 8;
-    }
-    uint64_t w = 0;
-    memcpy(&w, s, n);
-    h = (h ^ w) * 0x94d049bb133111ebull;
-    h ^= h >> 31;
-    h *= 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 32;
-    return h;
-}
 
 /* The next frame of a stack: forward, frames are the ';'-separated
  * pieces of the key; reversed, the same pieces from the last. */
@@ -475,21 +408,12 @@ static void next_frame(const stack_entry *e, bool reverse, uint32_t *pos,
     }
 }
 
-static int name_cmp(const char *a, uint32_t alen, const char *b,
-                    uint32_t blen)
-{
-    int c = memcmp(a, b, alen < blen ? alen : blen);
-    if (c)
-        return c;
-    return alen < blen ? -1 : alen > blen;
-}
-
 static int cmp_cand_name(const void *pa, const void *pb, void *ctx)
 {
     const cand *cs = ctx;
     const cand *a = &cs[*(const uint32_t *)pa];
     const cand *b = &cs[*(const uint32_t *)pb];
-    return name_cmp(a->name, a->len, b->name, b->len);
+    return stack_bytes_cmp(a->name, a->len, b->name, b->len);
 }
 
 static int cmp_cand_weight(const void *pa, const void *pb, void *ctx)
@@ -499,26 +423,7 @@ static int cmp_cand_weight(const void *pa, const void *pb, void *ctx)
     const cand *b = &cs[*(const uint32_t *)pb];
     if (a->value != b->value)
         return a->value > b->value ? -1 : 1;
-    return name_cmp(a->name, a->len, b->name, b->len);
-}
-
-static uint32_t push_node(flametree *t, uint32_t parent, const char *name,
-                          uint32_t len, uint32_t depth, double value,
-                          double x)
-{
-    if (t->n == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 1024;
-        t->nodes = xrealloc(t->nodes, t->cap * sizeof *t->nodes);
-    }
-    uint32_t id = (uint32_t)t->n++;
-    t->nodes[id] = (ft_node){
-        .name = name, .name_len = len, .parent = parent,
-        .first_child = FT_NONE, .last_child = FT_NONE,
-        .next_sibling = FT_NONE, .depth = depth, .value = value, .x = x,
-    };
-    if (depth > t->maxdepth)
-        t->maxdepth = depth;
-    return id;
+    return stack_bytes_cmp(a->name, a->len, b->name, b->len);
 }
 
 /* Renumber the nodes depth first.  On entry the children of a node are
@@ -660,7 +565,8 @@ static flametree *build_levels(const stacktab *tab, const ft_options *opt)
             const char *name;
             uint32_t len;
             next_frame(e, opt->reverse, &pos[k], &name, &len);
-            uint64_t h = frame_hash(name, len, cur[k]);
+            uint64_t h = stack_hash(name, len,
+                                    ((uint64_t)cur[k] + 1) * STACK_HASH_SEED);
             size_t j = h & (nslots - 1);
             uint32_t c;
             for (;;) {

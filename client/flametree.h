@@ -96,15 +96,6 @@ typedef struct flametree {
 flametree *flametree_build(const stacktab *tab, const ft_options *opt);
 void flametree_free(flametree *t);
 
-/* Low-level pieces, used by flametree_build and tests. */
-flametree *flametree_new(void);
-/* Add one folded stack (frames root first, ';'-joined).  The text must
- * outlive the tree. */
-void flametree_add(flametree *t, const char *stack, size_t len,
-                   double value, double delta, bool has_delta);
-void flametree_sort_by_weight(flametree *t);
-void flametree_layout(flametree *t);    /* fills x */
-
 /* Total of the root. */
 static inline double flametree_total(const flametree *t)
 {

@@ -83,3 +83,21 @@ void folded_print_count(FILE *out, double v)
     else
         fprintf(out, "%.15g", v);
 }
+
+int folded_write(FILE *out, const stacktab *tab, bool two)
+{
+    size_t *order = stacktab_sorted(tab, STACK_ORDER_BYTES);
+    for (size_t i = 0; i < stacktab_size(tab); i++) {
+        const stack_entry *e = stacktab_entry(tab, order[i]);
+        fwrite(e->stack, 1, e->len, out);
+        fputc(' ', out);
+        folded_print_count(out, e->count[0]);
+        if (two) {
+            fputc(' ', out);
+            folded_print_count(out, e->count[1]);
+        }
+        fputc('\n', out);
+    }
+    free(order);
+    return ferror(out) ? -1 : 0;
+}

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "client/stacksink.h"
+#include "client/stacktab.h"
 
 typedef struct folded_line {
     const char *stack;     /* points into the parsed line */
@@ -25,5 +26,10 @@ bool folded_feed(stack_sink *sink, const char *s, size_t n);
 /* Write a count as folded text: integers without a fraction, others
  * with the shortest exact decimal. */
 void folded_print_count(FILE *out, double v);
+
+/* The table as folded text sorted bytewise (what the collapsers print),
+ * with the second count column when two is set.  Returns 0, or -1 on a
+ * write error. */
+int folded_write(FILE *out, const stacktab *tab, bool two);
 
 #endif

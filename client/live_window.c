@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "client/xalloc.h"
+
 /* ---- interned, reference-counted stacks ------------------------------- */
 #define NO_ID UINT32_MAX
 
@@ -31,14 +33,6 @@ struct live_window {
     size_t        nbuckets;      /* power of two */
     uint64_t      dropped;
 };
-
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (q == NULL)
-        abort();
-    return q;
-}
 
 static uint64_t hash_bytes(const char *s, size_t n)
 {

@@ -42,6 +42,17 @@ static bool all_digits(const char *s, size_t n)
     return true;
 }
 
+/* Step from the token s[b..e) to the one before it (blanks between). */
+static void prev_token(const char *s, size_t *b, size_t *e)
+{
+    *e = *b;
+    while (*e > 0 && isspace((unsigned char)s[*e - 1]))
+        (*e)--;
+    *b = *e;
+    while (*b > 0 && !isspace((unsigned char)s[*b - 1]))
+        (*b)--;
+}
+
 /* Parsed from the right, so a comm with blanks stays whole:
  * "comm  PID/TID [CPU] SEC.NSEC:" with [CPU] and the time optional. */
 bool perf_sample_header(const char *s, size_t n, perf_sample *out)
@@ -70,22 +81,12 @@ bool perf_sample_header(const char *s, size_t n, perf_sample *out)
         for (size_t i = 0; i < 9; i++)
             frac = frac * 10 + (i < fl ? dot[1 + i] - '0' : 0);
         out->ts_ns = sec * 1000000000LL + frac;
-        e = b;
-        while (e > 0 && isspace((unsigned char)s[e - 1]))
-            e--;
-        b = e;
-        while (b > 0 && !isspace((unsigned char)s[b - 1]))
-            b--;
+        prev_token(s, &b, &e);
     }
     /* [CPU]? */
     if (e - b >= 3 && s[b] == '[' && s[e - 1] == ']' && all_digits(s + b + 1, e - b - 2)) {
         out->cpu = atoi(s + b + 1);
-        e = b;
-        while (e > 0 && isspace((unsigned char)s[e - 1]))
-            e--;
-        b = e;
-        while (b > 0 && !isspace((unsigned char)s[b - 1]))
-            b--;
+        prev_token(s, &b, &e);
     }
     /* PID/TID or TID */
     const char *slash = memchr(s + b, '/', e - b);

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -17,16 +18,9 @@
 
 #include "client/commands.h"
 #include "client/strbuf.h"
+#include "client/xalloc.h"
 
 /* ---- small helpers ------------------------------------------------------ */
-
-static char *xstrdup(const char *s)
-{
-    char *d = strdup(s);
-    if (d == NULL)
-        abort();
-    return d;
-}
 
 static char *path2(const char *a, const char *b)
 {
@@ -130,6 +124,34 @@ int run_stop_child(pid_t pid, int sig, double grace)
             return status;
         }
         usleep(50000);
+    }
+}
+
+int run_tmp_log(const char *tag)
+{
+    strbuf name = STRBUF_INIT;
+    sb_printf(&name, "/tmp/staprelay-%s.XXXXXX", tag);
+    int fd = mkstemp(name.buf);
+    if (fd >= 0) {
+        unlink(name.buf);
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+    sb_free(&name);
+    return fd;
+}
+
+void run_show_log(int fd, const char *what)
+{
+    if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0)
+        return;
+    char buf[4096];
+    ssize_t n;
+    bool any = false;
+    while ((n = read(fd, buf, sizeof buf)) > 0) {
+        if (!any)
+            fprintf(stderr, "staprelay run: %s said:\n", what);
+        any = true;
+        fwrite(buf, 1, (size_t)n, stderr);
     }
 }
 

@@ -136,5 +136,11 @@ char *run_which(const char *prog);
  * group) and wait for it to exit, escalating to SIGKILL after grace
  * seconds.  Returns the wait status. */
 int run_stop_child(pid_t pid, int sig, double grace);
+/* An anonymous log file for a child's stderr (/tmp/staprelay-TAG.*,
+ * unlinked, close-on-exec), or -1. */
+int run_tmp_log(const char *tag);
+/* Copy the log to stderr under "staprelay run: WHAT said:" (nothing
+ * when it is empty). */
+void run_show_log(int fd, const char *what);
 
 #endif

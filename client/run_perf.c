@@ -62,21 +62,6 @@ static pid_t spawn(char *const argv[], int in, int out, int errfd, int extra_fd)
     return pid;
 }
 
-static void show_log(int fd, const char *what)
-{
-    if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0)
-        return;
-    char buf[4096];
-    ssize_t n;
-    bool any = false;
-    while ((n = read(fd, buf, sizeof buf)) > 0) {
-        if (!any)
-            fprintf(stderr, "staprelay run: %s said:\n", what);
-        any = true;
-        fwrite(buf, 1, (size_t)n, stderr);
-    }
-}
-
 static const char *parent_dir(const run_opts *o, char *buf, size_t len, bool *dflt)
 {
     *dflt = o->dir == NULL;
@@ -121,12 +106,7 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
         perf_source_close(&src, true);
         return RUN_EXIT_FAILED;
     }
-    char logname[] = "/tmp/staprelay-perf.XXXXXX";
-    int logfd = mkstemp(logname);
-    if (logfd >= 0) {
-        unlink(logname);
-        fcntl(logfd, F_SETFD, FD_CLOEXEC);
-    }
+    int logfd = run_tmp_log("perf");
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
     char hzs[32], pids[32];
@@ -314,7 +294,7 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
      * before, a non-zero exit is a failure (no permission, bad pid...) */
     bool failed = !stopping && !rec_ok;
     if (failed)
-        show_log(logfd, "perf");
+        run_show_log(logfd, "perf");
     else if (!stopping && o->pid)
         fprintf(stderr, "staprelay run: process %ld exited\n", o->pid);
     else if (!stopping && o->cmd)

@@ -104,21 +104,6 @@ static int supervise(pid_t pid, double deadline, bool *stopped)
     }
 }
 
-static void replay(int fd, const char *what)
-{
-    if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0)
-        return;
-    char buf[4096];
-    ssize_t n;
-    bool any = false;
-    while ((n = read(fd, buf, sizeof buf)) > 0) {
-        if (!any)
-            fprintf(stderr, "staprelay run: %s said:\n", what);
-        any = true;
-        fwrite(buf, 1, (size_t)n, stderr);
-    }
-}
-
 static bool log_has(int fd, const char *needle)
 {
     if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0)
@@ -133,15 +118,19 @@ static bool log_has(int fd, const char *needle)
     return r;
 }
 
-static int tmp_log(void)
+/* The traced process: -x PID or -c CMD (pid holds the PID's text). */
+static size_t add_target(const char **argv, size_t k, const run_opts *o,
+                         strbuf *pid)
 {
-    char name[] = "/tmp/staprelay-run.XXXXXX";
-    int fd = mkstemp(name);
-    if (fd >= 0) {
-        unlink(name);
-        fcntl(fd, F_SETFD, FD_CLOEXEC);
+    if (o->pid) {
+        sb_printf(pid, "%ld", o->pid);
+        argv[k++] = "-x";
+        argv[k++] = pid->buf;
+    } else if (o->cmd) {
+        argv[k++] = "-c";
+        argv[k++] = o->cmd;
     }
-    return fd;
+    return k;
 }
 
 static void where(const char *name, const char *files)
@@ -165,14 +154,7 @@ int run_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o
     argv[k++] = "-I";
     argv[k++] = tapset.buf;
     argv[k++] = "-DMAXSKIPPED=100000";
-    if (o->pid) {
-        sb_printf(&pid, "%ld", o->pid);
-        argv[k++] = "-x";
-        argv[k++] = pid.buf;
-    } else if (o->cmd) {
-        argv[k++] = "-c";
-        argv[k++] = o->cmd;
-    }
+    k = add_target(argv, k, o, &pid);
     if (o->kernel_only) {
         argv[k++] = "-G";
         argv[k++] = "kernel_only=1";
@@ -426,7 +408,7 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
         sb_free(&bod);
     }
     setenv("SYSTEMTAP_DIR", home.buf, 1);
-    logfd = tmp_log();
+    logfd = run_tmp_log("run");
 
     /* build (or reuse) NAME.bo */
     sb_printf(&runbo, "%s/%s.bo", tmpd.buf, name);
@@ -474,7 +456,7 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
             goto out;
         }
         if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || access(runbo.buf, R_OK) != 0) {
-            replay(logfd, "stap");
+            run_show_log(logfd, "stap");
             fprintf(stderr, "staprelay run: building %s for the BPF runtime failed\n",
                     s->bpf_path);
             goto out;
@@ -529,14 +511,7 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
     const char *argv[16];
     size_t k = 0;
     argv[k++] = "stapbpf";
-    if (o->pid) {
-        sb_printf(&pid, "%ld", o->pid);
-        argv[k++] = "-x";
-        argv[k++] = pid.buf;
-    } else if (o->cmd) {
-        argv[k++] = "-c";
-        argv[k++] = o->cmd;
-    }
+    k = add_target(argv, k, o, &pid);
     argv[k++] = runbo.buf;
     argv[k] = NULL;
     print_argv("running", (char *const *)argv, preload);
@@ -550,7 +525,7 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
     /* only stapbpf's output from here on */
     if (logfd >= 0 && (lseek(logfd, 0, SEEK_SET) != 0 || ftruncate(logfd, 0) != 0)) {
         close(logfd);
-        logfd = tmp_log();
+        logfd = run_tmp_log("run");
     }
     pid_t p = spawn_env((char *const *)argv, preload, logfd, logfd);
     if (p < 0) {
@@ -579,7 +554,7 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
         rc = RUN_EXIT_OK;
         fprintf(stderr, "staprelay run: stopped; stapbpf removed %s\n", fifo.buf);
     } else {
-        replay(logfd, "stapbpf");
+        run_show_log(logfd, "stapbpf");
         if (log_has(logfd, "Operation not permitted") || log_has(logfd, "ermission denied"))
             fprintf(stderr, "staprelay run: the kernel refused the BPF programs "
                     "(BPF permission: root with CAP_BPF/CAP_SYS_ADMIN, "

@@ -19,14 +19,6 @@ static size_t intern(frame_index *fi, const char *s, size_t n)
     return stacktab_add(fi->names, s, n, 0, 0);
 }
 
-static void number(strbuf *sb, double v)
-{
-    if (v == floor(v) && fabs(v) < 9.007199254740992e15)
-        sb_printf(sb, "%.0f", v);
-    else
-        sb_printf(sb, "%.17g", v);
-}
-
 int speedscope_write(FILE *out, const stacktab *tab, int col,
                      const char *name, const char *unit)
 {
@@ -56,7 +48,7 @@ int speedscope_write(FILE *out, const stacktab *tab, int col,
             a = j + 1;
         }
         sb_addc(&samples, ']');
-        number(&weights, w);
+        sb_addnum(&weights, w);
         total += w;
     }
     free(order);
@@ -75,7 +67,7 @@ int speedscope_write(FILE *out, const stacktab *tab, int col,
     sb_adds(&sb, "\",\"unit\":\"");
     json_escape(&sb, unit, strlen(unit));
     sb_adds(&sb, "\",\"startValue\":0,\"endValue\":");
-    number(&sb, total);
+    sb_addnum(&sb, total);
     sb_adds(&sb, ",\"samples\":[");
     int rc = 0;
     if (fwrite(sb.buf, 1, sb.len, out) != sb.len

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/xalloc.h"
+
 #define ARENA_CHUNK (1u << 20)
 
 typedef struct arena_chunk {
@@ -29,31 +31,11 @@ struct stacktab {
     size_t       seq_n, seq_cap;
 };
 
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (p == NULL) {
-        fprintf(stderr, "staprelay: out of memory\n");
-        abort();
-    }
-    return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (q == NULL) {
-        fprintf(stderr, "staprelay: out of memory\n");
-        abort();
-    }
-    return q;
-}
-
-static uint64_t hash_bytes(const char *s, size_t n)
+uint64_t stack_hash(const char *s, size_t n, uint64_t seed)
 {
     /* 8 bytes at a time multiply-xorshift; good enough spread for
      * an open-addressing table, much faster than byte-wise FNV. */
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xff51afd7ed558ccdull);
+    uint64_t h = seed ^ (n * 0xff51afd7ed558ccdull);
     while (n >= 8) {
         uint64_t w;
         memcpy(&w, s, 8);
@@ -174,7 +156,7 @@ static void record_event(stacktab *t, size_t idx, int col, double w)
 size_t stacktab_add(stacktab *t, const char *stack, size_t len, int col,
                     double weight)
 {
-    uint64_t h = hash_bytes(stack, len);
+    uint64_t h = stack_hash(stack, len, STACK_HASH_SEED);
     size_t slot;
     size_t idx;
     if (find_slot(t, stack, len, h, &slot)) {
@@ -208,7 +190,7 @@ const stack_entry *stacktab_find(const stacktab *t, const char *stack,
                                  size_t len)
 {
     size_t slot;
-    if (!find_slot(t, stack, len, hash_bytes(stack, len), &slot))
+    if (!find_slot(t, stack, len, stack_hash(stack, len, STACK_HASH_SEED), &slot))
         return NULL;
     return &t->entries[t->slots[slot] - 1];
 }
@@ -222,6 +204,14 @@ double stacktab_total(const stacktab *t, int col) { return t->total[col ? 1 : 0]
 bool stacktab_has_col1(const stacktab *t) { return t->has_col1; }
 size_t stacktab_sequence_len(const stacktab *t) { return t->seq_n; }
 const stack_event *stacktab_sequence(const stacktab *t) { return t->seq; }
+
+int stack_bytes_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+    int c = memcmp(a, b, alen < blen ? alen : blen);
+    if (c)
+        return c;
+    return alen < blen ? -1 : alen > blen;
+}
 
 int stack_frames_cmp(const char *a, size_t alen, const char *b, size_t blen)
 {
@@ -261,11 +251,7 @@ static int cmp_bytes(const void *pa, const void *pb)
 {
     const stack_entry *a = *(const stack_entry *const *)pa;
     const stack_entry *b = *(const stack_entry *const *)pb;
-    size_t n = a->len < b->len ? a->len : b->len;
-    int c = memcmp(a->stack, b->stack, n);
-    if (c)
-        return c;
-    return a->len < b->len ? -1 : a->len > b->len;
+    return stack_bytes_cmp(a->stack, a->len, b->stack, b->len);
 }
 
 static int cmp_frames(const void *pa, const void *pb)

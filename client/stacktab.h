@@ -69,7 +69,15 @@ const stack_event *stacktab_sequence(const stacktab *t);
 typedef enum { STACK_ORDER_BYTES, STACK_ORDER_FRAMES } stack_order;
 size_t *stacktab_sorted(const stacktab *t, stack_order order);
 
+/* Compare two byte strings as memcmp does, a prefix first (Perl's cmp). */
+int stack_bytes_cmp(const char *a, size_t alen, const char *b, size_t blen);
+
 /* Compare two folded stacks frame by frame (';' sorts before any byte). */
 int stack_frames_cmp(const char *a, size_t alen, const char *b, size_t blen);
+
+/* The keys' hash: the table uses seed STACK_HASH_SEED; other tables of
+ * names (the frame tree's (parent, name) hash) pass their own. */
+#define STACK_HASH_SEED 0x9E3779B97F4A7C15ull
+uint64_t stack_hash(const char *s, size_t n, uint64_t seed);
 
 #endif

@@ -1,19 +1,12 @@
 /* strbuf: growable byte buffer (see strbuf.h). */
 #include "client/strbuf.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n);
-    if (q == NULL) {
-        fprintf(stderr, "staprelay: out of memory\n");
-        abort();
-    }
-    return q;
-}
+#include "client/xalloc.h"
 
 void sb_free(strbuf *sb)
 {
@@ -87,14 +80,6 @@ void sb_printf(strbuf *sb, const char *fmt, ...)
     va_end(ap);
 }
 
-void sb_truncate(strbuf *sb, size_t len)
-{
-    if (len < sb->len) {
-        sb->len = len;
-        sb->buf[len] = '\0';
-    }
-}
-
 char *sb_steal(strbuf *sb)
 {
     if (sb->buf == NULL)
@@ -103,4 +88,12 @@ char *sb_steal(strbuf *sb)
     sb->buf = NULL;
     sb->len = sb->cap = 0;
     return p;
+}
+
+void sb_addnum(strbuf *sb, double v)
+{
+    if (v == floor(v) && fabs(v) < 9.007199254740992e15)
+        sb_printf(sb, "%.0f", v);
+    else
+        sb_printf(sb, "%.17g", v);
 }

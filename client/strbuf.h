@@ -23,7 +23,8 @@ void sb_addc(strbuf *sb, char c);
 void sb_printf(strbuf *sb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void sb_vprintf(strbuf *sb, const char *fmt, va_list ap);
-void sb_truncate(strbuf *sb, size_t len);
+/* An exact JSON number: integers without a fraction, others "%.17g". */
+void sb_addnum(strbuf *sb, double v);
 /* Detach the buffer (caller frees); the strbuf becomes empty. */
 char *sb_steal(strbuf *sb);
 

@@ -132,21 +132,13 @@ int top_write_table(FILE *out, const top_result *r, size_t limit,
     return ferror(out) ? -1 : 0;
 }
 
-static void json_num(strbuf *sb, double v)
-{
-    if (v == floor(v) && fabs(v) < 9.007199254740992e15)
-        sb_printf(sb, "%.0f", v);
-    else
-        sb_printf(sb, "%.17g", v);
-}
-
 int top_write_json(FILE *out, const top_result *r, size_t limit,
                    const char *countname, const char *by)
 {
     size_t n = limit && limit < r->n ? limit : r->n;
     strbuf sb = STRBUF_INIT;
     sb_adds(&sb, "{\"total\":");
-    json_num(&sb, r->grand_total);
+    sb_addnum(&sb, r->grand_total);
     sb_adds(&sb, ",\"countname\":\"");
     json_escape(&sb, countname, strlen(countname));
     sb_printf(&sb, "\",\"by\":\"%s\",\"frames\":[", by);
@@ -155,10 +147,10 @@ int top_write_json(FILE *out, const top_result *r, size_t limit,
         sb_adds(&sb, i ? ",\n{\"name\":\"" : "\n{\"name\":\"");
         json_escape(&sb, row->name, row->len);
         sb_adds(&sb, "\",\"self\":");
-        json_num(&sb, row->self);
+        sb_addnum(&sb, row->self);
         sb_printf(&sb, ",\"self_pct\":%.4f,\"total\":",
                   pct(row->self, r->grand_total));
-        json_num(&sb, row->total);
+        sb_addnum(&sb, row->total);
         sb_printf(&sb, ",\"total_pct\":%.4f}", pct(row->total, r->grand_total));
     }
     sb_adds(&sb, "\n]}\n");
