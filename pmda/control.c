@@ -10,9 +10,9 @@
 enum {
     C_NSOURCES, C_STATE, C_READS, C_READ_ERRORS, C_PARSE_ERRORS, C_EXEC_TIMEOUTS,
     C_METRIC_PROBLEMS, C_METADATA_ERRORS, C_LAST_ERROR, C_PREFIX, C_NMETRICS,
-    C_DATA_AGE, C_UPDATES, C_POLL_INTERVAL, C_REBUILDS,
+    C_DATA_AGE, C_UPDATES, C_POLL_INTERVAL, C_REBUILDS, C_DROPPED_ELEMENTS,
     E_RECEIVED = 20, E_DELIVERED, E_DROPPED, E_MISSED, E_DUPLICATES, E_LOST, E_REJECTED,
-    E_QUEUED, E_QUEUE_BYTES, E_CLIENTS, E_LAST_REJECT, E_STACKS, E_STACKS_EVICTED,
+    E_QUEUED, E_QUEUE_BYTES, E_CLIENTS, E_LAST_REJECT, E_STACKS, E_STACKS_EVICTED, E_EXPIRED,
 };
 
 const control_metric control_metrics[] = {
@@ -59,6 +59,11 @@ const control_metric control_metrics[] = {
     {C_REBUILDS, "namespace_changes", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_SOURCES, false, COUNT,
      "Times the metric namespace was rebuilt",
      "Sources appearing or vanishing, metadata changes, prefix ownership moves."},
+    {C_DROPPED_ELEMENTS, "source.dropped_elements", PM_TYPE_U32, PM_SEM_INSTANT, INDOM_SOURCES,
+     true, COUNT, "Array elements and histogram buckets left out of the last read",
+     "Elements whose index is missing, unusable or repeats an earlier one, and\n"
+     "buckets with unusable or repeated bounds: their values are not published.\n"
+     "Each change is also logged once."},
     {E_RECEIVED, "events.received", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_EVENTS, true, COUNT,
      "Event records accepted from the source",
      "Valid, new records queued for clients.  Instances are <prefix>.<event>."},
@@ -94,6 +99,10 @@ const control_metric control_metrics[] = {
     {E_STACKS_EVICTED, "events.stacks_evicted", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_EVENTS, true,
      COUNT, "Stacks removed from the stacks counter (expired or evicted)",
      "Bounded by max_stacks; stacks unseen for stack_expiry seconds expire."},
+    {E_EXPIRED, "events.expired", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_EVENTS, true, COUNT,
+     "Records evicted from a full queue while no client was reading",
+     "With no client registered the queue keeps the newest event_queue_size\n"
+     "bytes; older records are lost to whoever connects later."},
 };
 const size_t control_nmetrics = sizeof(control_metrics) / sizeof(control_metrics[0]);
 
@@ -129,6 +138,7 @@ static int event_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtom
     case E_LAST_REJECT: atom->cp = (char *)es->last_reject; break;
     case E_STACKS: atom->ul = es->stacks ? (uint32_t)stacktab_count(es->stacks) : 0; break;
     case E_STACKS_EVICTED: atom->ull = es->stacks ? stacktab_evicted(es->stacks) : 0; break;
+    case E_EXPIRED: atom->ull = st.expired; break;
     default: return PM_ERR_PMID;
     }
     return PMDA_FETCH_STATIC;
@@ -196,6 +206,11 @@ int control_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtomValue
         break;
     case C_UPDATES:
         atom->ull = s->generation;
+        break;
+    case C_DROPPED_ELEMENTS:
+        atom->ul = 0;
+        for (size_t a = 0; s->snap != NULL && a < s->snap->narrays; a++)
+            atom->ul += s->snap->arrays[a].skipped;
         break;
     default:
         return PM_ERR_PMID;

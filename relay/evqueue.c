@@ -1,6 +1,7 @@
 /* evqueue: bounded multi-reader record queue. */
 #include "relay/evqueue.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,7 +62,8 @@ static uint64_t oldest_seq(const evqueue *q)
     return q->head != NULL ? q->head->seq : q->next_seq;
 }
 
-static void evict_head(evqueue *q)
+/* Returns true when a client still needed the record (a drop). */
+static bool evict_head(evqueue *q)
 {
     record *r = q->head;
     q->head = r->next;
@@ -70,12 +72,13 @@ static void evict_head(evqueue *q)
     q->st.queued--;
     q->st.bytes -= record_cost(r->len);
     /* was anybody still waiting for it? */
-    for (size_t i = 0; i < q->nclients; i++)
-        if (q->clients[i].next_seq <= r->seq) {
-            q->st.dropped++;
-            break;
-        }
+    bool needed = false;
+    for (size_t i = 0; i < q->nclients && !needed; i++)
+        needed = q->clients[i].next_seq <= r->seq;
+    if (needed)
+        q->st.dropped++;
     free(r);
+    return needed;
 }
 
 /* Records every client has read are freed at once. */
@@ -96,8 +99,12 @@ int evqueue_append(evqueue *q, const void *data, size_t len, int64_t when_ns)
     size_t need = record_cost(len);
     if (need > q->max_bytes)
         return -1;
-    while (q->head != NULL && q->st.bytes + need > q->max_bytes)
-        evict_head(q);
+    while (q->head != NULL && q->st.bytes + need > q->max_bytes) {
+        /* with no reader at all the record is still lost to whoever
+         * connects next: counted apart from drops clients were told of */
+        if (!evict_head(q) && q->nclients == 0)
+            q->st.expired++;
+    }
     record *r = malloc(sizeof(record) + len);
     if (r == NULL)
         return -1;
@@ -114,8 +121,6 @@ int evqueue_append(evqueue *q, const void *data, size_t len, int64_t when_ns)
     q->st.appended++;
     q->st.queued++;
     q->st.bytes += need;
-    /* Without readers nobody needs history beyond the bound; with readers
-     * keep what someone has not read. */
     return 0;
 }
 

@@ -21,6 +21,7 @@ typedef struct evqueue_stats {
     uint64_t delivered;   /* record deliveries, summed over clients */
     uint64_t dropped;     /* records evicted before every client read them */
     uint64_t missed;      /* record losses reported to clients, summed */
+    uint64_t expired;     /* records evicted while no client was reading */
     uint64_t queued;      /* records held now */
     uint64_t bytes;       /* bytes held now */
     uint32_t clients;
