@@ -101,7 +101,7 @@ void fetch_index_rebuild(pmda_ctx *ctx)
     ctx->pmid_nslots = n;
 }
 
-static pmdaMetric *lookup(pmda_ctx *ctx, pmID pmid)
+pmdaMetric *fetch_lookup(pmda_ctx *ctx, pmID pmid)
 {
     if (ctx->pmid_slots == NULL)
         return NULL;
@@ -169,7 +169,7 @@ static int insitu(int type)
 static pmValueSet *fetch_metric(pmda_ctx *ctx, pmdaExt *pmda, pmID pmid)
 {
     fetch_arena *a = ctx->arena;
-    pmdaMetric *m = lookup(ctx, pmid);
+    pmdaMetric *m = fetch_lookup(ctx, pmid);
     if (m == NULL) {
         pmValueSet *vs = arena_alloc(a, sizeof(pmValueSet));
         if (vs != NULL) {

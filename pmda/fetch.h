@@ -17,5 +17,7 @@ void fetch_result_done(pmdaResult *result);
 /* Rebuild the PMID -> metric index after a namespace rebuild. */
 void fetch_index_rebuild(pmda_ctx *ctx);
 void fetch_free(pmda_ctx *ctx);
+/* The metric with this PMID (PMID index), or NULL. */
+pmdaMetric *fetch_lookup(pmda_ctx *ctx, pmID pmid);
 
 #endif

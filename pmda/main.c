@@ -43,6 +43,11 @@ static void on_namespace_changed(void *arg)
     namespace_rebuild(arg);
 }
 
+static void on_data_changed(void *arg)
+{
+    values_sync_indoms(arg);
+}
+
 static void on_pmcd(struct ev_loop *loop, ev_io *w, int revents)
 {
     (void)revents;
@@ -158,7 +163,7 @@ int main(int argc, char **argv)
 
     ctx.loop = ev_default_loop(EVFLAG_AUTO);
     log_sink sink = {log_to_pcp, NULL};
-    relay_hooks hooks = {on_namespace_changed, &ctx};
+    relay_hooks hooks = {on_namespace_changed, on_data_changed, &ctx};
     ctx.relay = relay_new(ctx.loop, cfg, &sink, &hooks);
 
     init_dispatch(&ctx);

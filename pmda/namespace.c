@@ -401,14 +401,6 @@ int namespace_children(const char *name, int traverse, char ***kids, int **sts, 
     return ctx->pmns ? pmdaTreeChildren(ctx->pmns, name, traverse, kids, sts) : PM_ERR_NAME;
 }
 
-static const metric_ref *ref_for(pmda_ctx *ctx, pmID pmid)
-{
-    for (size_t i = 0; i < ctx->nmetrics; i++)
-        if (ctx->metrics[i].m_desc.pmid == pmid)
-            return &ctx->refs[i];
-    return NULL;
-}
-
 /* One-line help is the description's first line; full help is all of it. */
 static int describe(const char *text, int type, char **buffer, char *oneline, size_t len)
 {
@@ -455,9 +447,10 @@ int namespace_text(int ident, int type, char **buffer, pmdaExt *pmda)
         }
         return PM_ERR_INDOM;
     }
-    const metric_ref *ref = ref_for(ctx, (pmID)ident);
-    if (ref == NULL)
+    const pmdaMetric *md = fetch_lookup(ctx, (pmID)ident);
+    if (md == NULL)
         return PM_ERR_PMID;
+    const metric_ref *ref = md->m_user;
     if (ref->kind == REF_CONTROL) {
         const control_metric *cm = &control_metrics[ref->index];
         if (type & PM_TEXT_ONELINE) {

@@ -1,5 +1,6 @@
 /* values: fetch and instance callbacks. */
 #include "pmda/values.h"
+#include "pmda/fetch.h"
 #include "pmda/control.h"
 
 #include <stdlib.h>
@@ -116,6 +117,7 @@ void values_sync_indoms(pmda_ctx *ctx)
 
 void values_prepare_fetch(pmda_ctx *ctx, pmdaExt *pmda)
 {
+    /* normally a no-op: the loop syncs when data changes (relay hook) */
     values_sync_indoms(ctx);
     if (ctx->names_changed) {
         pmdaExtSetFlags(pmda, PMDA_EXT_NAMES_CHANGE);
@@ -338,18 +340,16 @@ int values_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
                 pmdaAddLabels(lp, "{\"bound_units\":\"%s\"}", bu);
         }
     } else if (type == PM_LABEL_ITEM) {
-        for (size_t i = 0; i < ctx->nmetrics; i++) {
-            if (ctx->metrics[i].m_desc.pmid != (pmID)ident)
-                continue;
-            const metric_ref *ref = &ctx->refs[i];
-            if (ref->kind == REF_STACKS)
-                pmdaAddLabels(lp, "{\"metrictype\":\"stacks\"}");
-            else if (ref->indom_slot >= 0 && is_histogram(&ctx->indom_refs[ref->indom_slot]))
-                pmdaAddLabels(lp, "{\"metrictype\":\"histogram\"}");
-            if (ref->kind == REF_SOURCE && ref->src->meta->metrics[ref->index].labels != NULL)
-                pmdaAddLabels(lp, "%s", ref->src->meta->metrics[ref->index].labels);
-            break;
-        }
+        const pmdaMetric *m = fetch_lookup(ctx, (pmID)ident);
+        const metric_ref *ref = m != NULL ? m->m_user : NULL;
+        if (ref != NULL && ref->kind == REF_STACKS)
+            pmdaAddLabels(lp, "{\"metrictype\":\"stacks\"}");
+        else if (ref != NULL && ref->indom_slot >= 0 &&
+                 is_histogram(&ctx->indom_refs[ref->indom_slot]))
+            pmdaAddLabels(lp, "{\"metrictype\":\"histogram\"}");
+        if (ref != NULL && ref->kind == REF_SOURCE &&
+            ref->src->meta->metrics[ref->index].labels != NULL)
+            pmdaAddLabels(lp, "%s", ref->src->meta->metrics[ref->index].labels);
     }
     return pmdaLabel(ident, type, lp, pmda);
 }

@@ -41,6 +41,11 @@ void relay_free(relay *r)
     for (size_t i = 0; i < r->nsources; i++)
         source_free(r->sources[i]);
     free(r->sources);
+    if (r->data_dirty) {
+        r->data_dirty = false;
+        if (r->hooks.data_changed != NULL)
+            r->hooks.data_changed(r->hooks.arg);
+    }
     for (size_t i = 0; i < r->ndead_sources; i++)
         source_free(r->dead_sources[i]);
     free(r->dead_sources);
@@ -246,6 +251,11 @@ void relay_settle(relay *r)
         r->namespace_generation++;
         if (r->hooks.namespace_changed != NULL)
             r->hooks.namespace_changed(r->hooks.arg);
+    }
+    if (r->data_dirty) {
+        r->data_dirty = false;
+        if (r->hooks.data_changed != NULL)
+            r->hooks.data_changed(r->hooks.arg);
     }
     for (size_t i = 0; i < r->ndead_sources; i++)
         source_free(r->dead_sources[i]);

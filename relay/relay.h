@@ -19,6 +19,9 @@ typedef struct relay_hooks {
      * moved.  Called at the end of a poll, before replaced objects are
      * freed, so the host can rebuild its tables from r->sources. */
     void (*namespace_changed)(void *arg);
+    /* Values, instances or stack tables changed (after the namespace hook,
+     * in the loop): the host refreshes its instance tables here. */
+    void (*data_changed)(void *arg);
     void *arg;
 } relay_hooks;
 
@@ -31,6 +34,7 @@ typedef struct relay {
     size_t nsources;
     ev_timer poll_w;
     bool namespace_dirty;
+    bool data_dirty;
     uint64_t namespace_generation;
     uid_t exec_uid;          /* for untrusted data-exec */
     gid_t exec_gid;
@@ -51,7 +55,7 @@ void relay_poll(relay *r);
 void relay_free(relay *r);
 
 void relay_mark_namespace_dirty(relay *r);
-/* Run the namespace hook if needed, then free vanished sources. */
+/* Run the namespace and data hooks if needed, then free vanished sources. */
 void relay_settle(relay *r);
 
 /* Number of sources that publish metrics (valid metadata, own prefix). */

@@ -84,6 +84,7 @@ static void drop_snapshot(source *s)
         snapshot_free(s->snap);
         s->snap = NULL;
         s->generation++;
+        s->relay->data_dirty = true;
     }
 }
 
@@ -423,8 +424,14 @@ static void accept_document(source *s, const char *text, size_t len)
     if (doc == NULL) {
         s->stats.parse_errors++;
         drop_snapshot(s);
-        set_error(s, SRC_ERROR, "data: invalid JSON at line %d column %d: %s", jerr.line,
-                  jerr.column, jerr.text);
+        /* a document that ends mid-value at a power-of-two size was most
+         * likely cut by a producer's size cap (the json tapset's 8192) */
+        char hint[160] = "";
+        if (len >= 1024 && (size_t)jerr.position >= len && (len & (len - 1)) == 0)
+            snprintf(hint, sizeof(hint), " (the document stops at exactly %zu bytes: cut by "
+                     "the producer's size cap?)", len);
+        set_error(s, SRC_ERROR, "data: invalid JSON at line %d column %d: %s%s", jerr.line,
+                  jerr.column, jerr.text, hint);
         return;
     }
     snapshot *snap = snapshot_build(s->meta, doc);
@@ -442,6 +449,7 @@ static void accept_document(source *s, const char *text, size_t len)
     }
     s->snap = snap;
     s->generation++;
+    s->relay->data_dirty = true;
     s->last_ok = ev_now(s->relay->loop);
     s->state = SRC_OK;
     note_metric_problems(s);
@@ -472,7 +480,7 @@ static bool file_unchanged(source *s)
     return same;
 }
 
-static void on_data_fifo(void *arg, doc_status st, const char *buf, size_t len, const char *err)
+static void data_fifo_result(void *arg, doc_status st, const char *buf, size_t len, const char *err)
 {
     source *s = arg;
     s->data_fifo = NULL;
@@ -485,6 +493,14 @@ static void on_data_fifo(void *arg, doc_status st, const char *buf, size_t len, 
         return;
     }
     accept_document(s, buf, len);
+}
+
+/* Results that arrive outside a poll settle at once, so the host's
+ * instance tables follow the data in the loop, not on a fetch. */
+static void on_data_fifo(void *arg, doc_status st, const char *buf, size_t len, const char *err)
+{
+    data_fifo_result(arg, st, buf, len, err);
+    relay_settle(((source *)arg)->relay);
 }
 
 static bool is_fifo(const char *path)
@@ -544,11 +560,13 @@ static void on_data_changed(struct ev_loop *loop, ev_stat *w, int revents)
      * going away, which the next discovery sees without a spurious error. */
     if (w->attr.st_nlink == 0)
         return;
-    if (s->meta != NULL && s->data_file != NULL && s->state != SRC_DUPLICATE)
+    if (s->meta != NULL && s->data_file != NULL && s->state != SRC_DUPLICATE) {
         read_file(s);
+        relay_settle(s->relay);
+    }
 }
 
-static void on_exec_done(void *arg, exec_result *res)
+static void exec_result_apply(void *arg, exec_result *res)
 {
     source *s = arg;
     s->job = NULL;
@@ -565,6 +583,12 @@ static void on_exec_done(void *arg, exec_result *res)
         return;
     }
     accept_document(s, res->out, res->len);
+}
+
+static void on_exec_done(void *arg, exec_result *res)
+{
+    exec_result_apply(arg, res);
+    relay_settle(((source *)arg)->relay);
 }
 
 static void start_exec(source *s)
@@ -615,8 +639,12 @@ void source_refresh_data(source *s)
     if (s->streams != NULL) {
         double now = ev_time();
         for (size_t i = 0; i < s->meta->nevents; i++)
-            if (s->streams[i] != NULL && s->streams[i]->stacks != NULL)
+            if (s->streams[i] != NULL && s->streams[i]->stacks != NULL) {
+                uint64_t g = stacktab_generation(s->streams[i]->stacks);
                 stacktab_expire(s->streams[i]->stacks, now);
+                if (stacktab_generation(s->streams[i]->stacks) != g)
+                    s->relay->data_dirty = true;
+            }
     }
     if (s->meta->data_exec != NULL && !s->stap_module) {
         start_exec(s);

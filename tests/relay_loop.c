@@ -112,11 +112,17 @@ typedef struct {
     relay *r;
     char *root;
     int changes;
+    int data_changes;
 } fixture;
 
 static void on_change(void *arg)
 {
     ((fixture *)arg)->changes++;
+}
+
+static void on_data(void *arg)
+{
+    ((fixture *)arg)->data_changes++;
 }
 
 static void fixture_init(fixture *f, const char *extra)
@@ -130,11 +136,12 @@ static void fixture_init(fixture *f, const char *extra)
              extra ? extra : "");
     relay_config *cfg = config_parse(cfgtext, strlen(cfgtext), err, sizeof(err), NULL, 0);
     ck_assert_ptr_nonnull(cfg);
-    relay_hooks hooks = {on_change, f};
+    relay_hooks hooks = {.namespace_changed = on_change, .data_changed = on_data, .arg = f};
     log_sink quiet = {NULL, NULL};
     (void)quiet;
     f->r = relay_new(ev_default_loop(0), cfg, NULL, &hooks);
     f->changes = 0;
+    f->data_changes = 0;
 }
 
 static void fixture_done(fixture *f)
@@ -166,8 +173,12 @@ START_TEST(relay_discovers_and_recovers)
     ck_assert_int_eq(s->state, SRC_ERROR);
     ck_assert_ptr_null(s->snap);
     ck_assert_uint_eq(s->stats.parse_errors, 1);
+    int before = f.data_changes;
     tu_write(f.root, "s1/data.json", "{\"v\": 12}");
     relay_poll(f.r);
+    ck_assert_int_eq(f.data_changes, before + 1);   /* the host hears of new values */
+    relay_poll(f.r);
+    ck_assert_int_eq(f.data_changes, before + 1);   /* and not of an unchanged file */
     ck_assert_int_eq(s->state, SRC_OK);
     ck_assert_int_eq(s->snap->values[0][0].u.i, 12);
     ck_assert_str_eq(s->last_error, "");
