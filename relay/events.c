@@ -202,10 +202,12 @@ static const char *record_time(const event_stream *es, json_t *rec, int64_t now_
 /* Sequence numbers: an old number is a duplicate (the same document read
  * again); a jump forward means records were lost at the source.  A read
  * whose first record is numbered 0 or 1 after higher numbers is a
- * producer restart (a module loaded again) only when that record is newer
- * than everything accepted so far, or the producer's dropped counter went
- * back in the same read; otherwise it is the same history read again, and
- * its records are duplicates. */
+ * producer restart (a module loaded again) only with evidence: its
+ * timestamp differs from that of the record that started the history we
+ * have (the same history read again repeats it exactly), or the producer's
+ * dropped counter went back in the same read.  Otherwise its records are
+ * duplicates.  (Comparing with the newest time seen instead would miss a
+ * restart of a producer whose clock ran ahead.) */
 static bool sequence_ok(event_stream *es, json_t *rec, bool first_of_read, int64_t when)
 {
     if (es->meta->sequence == NULL)
@@ -215,9 +217,10 @@ static bool sequence_ok(event_stream *es, json_t *rec, bool first_of_read, int64
         return true;
     int64_t seq = json_integer_value(s);
     if (es->have_seq && seq <= es->last_seq) {
-        bool newer = es->meta->timestamp != NULL && when > es->last_when;
+        bool new_history = es->meta->timestamp != NULL && when != INT64_MIN &&
+                           when != es->first_when;
         bool restart = first_of_read && seq <= 1 && es->last_seq > 1 &&
-                       (newer || es->dropped_went_back);
+                       (new_history || es->dropped_went_back);
         if (!restart) {
             es->duplicates++;
             return false;
@@ -226,6 +229,8 @@ static bool sequence_ok(event_stream *es, json_t *rec, bool first_of_read, int64
     }
     if (es->have_seq && seq > es->last_seq + 1)
         es->lost += (uint64_t)(seq - es->last_seq - 1);
+    if (!es->have_seq)
+        es->first_when = when;   /* the record a history starts with */
     es->have_seq = true;
     es->last_seq = seq;
     return true;
@@ -299,8 +304,6 @@ void event_stream_ingest(event_stream *es, json_t *doc, int64_t now_ns, const lo
             continue;
         }
         es->received++;
-        if (when > es->last_when)
-            es->last_when = when;
         if (folded != NULL && es->stacks != NULL) {
             uint64_t weight = 1;
             if (me->count_field >= 0) {

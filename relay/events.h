@@ -32,7 +32,7 @@ typedef struct event_stream {
     stacktab *stacks;        /* NULL without a stack field */
     bool have_seq;
     int64_t last_seq;
-    int64_t last_when;       /* newest accepted record time (ns) */
+    int64_t first_when;      /* time of the record the current history began with */
     bool have_dropped;
     int64_t last_dropped;
     bool dropped_went_back;  /* in the current read: a producer restart sign */

@@ -139,12 +139,18 @@ START_TEST(event_restart_and_oversize)
     ingest(es, "{\"samples\": [{\"seq\": 1, \"pid\": 1, \"ts\": 1764449999000009, \"stack\": \"a\"}]}");
     ck_assert_uint_eq(es->received, 2);
     ck_assert_uint_eq(es->duplicates, 1);
+    /* another reload whose clock is behind what the last one wrote (a
+     * producer that ran ahead): a different history all the same */
+    ingest(es, "{\"samples\": [{\"seq\": 2, \"pid\": 1, \"ts\": 1764449999000019, \"stack\": \"a\"}]}");
+    ingest(es, "{\"samples\": [{\"seq\": 1, \"pid\": 1, \"ts\": 1764449998000000, \"stack\": \"a\"}]}");
+    ck_assert_uint_eq(es->received, 4);
+    ck_assert_uint_eq(es->duplicates, 1);
     char big[400];
     memset(big, 'f', sizeof(big) - 1);
     big[sizeof(big) - 1] = '\0';
     char doc[600];
     snprintf(doc, sizeof(doc),
-             "{\"samples\": [{\"seq\": 2, \"pid\": 1, \"ts\": 1764449999000000, \"stack\": \"%s\"}]}",
+             "{\"samples\": [{\"seq\": 3, \"pid\": 1, \"ts\": 1764449999000000, \"stack\": \"%s\"}]}",
              big);
     ingest(es, doc);
     ck_assert_uint_eq(es->rejected, 1);
