@@ -17,7 +17,7 @@ relay_config *config_new_default(void)
     cfg->max_document_size = CONFIG_DEFAULT_MAX_DOCUMENT;
     cfg->event_queue_size = 16u * 1024 * 1024;
     cfg->max_record_size = 1024 * 1024;
-    cfg->event_fetch_size = 1024 * 1024;
+    cfg->event_fetch_size = 512 * 1024;
     cfg->max_stacks = 10000;
     cfg->stack_expiry = 600;
     cfg->exec_user = strdup("nobody");
