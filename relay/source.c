@@ -148,25 +148,153 @@ static bool same_stat(const struct stat *a, const struct stat *b)
            a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
-/* pmdajson's rule for trusted directories: the directory and its
- * metadata.json must belong to root and be writable by nobody else. */
+/* Trusted directories.  A trusted source's data-exec command runs as
+ * root, so whoever can change its metadata.json, or what its path leads
+ * to, can run anything as root.  pmdajson only checked the directory and
+ * metadata.json; a trusted source is used here only when nobody but root
+ * can change anything its path goes through:
+ *   - the path is walked one component at a time, from /, the way the
+ *     kernel resolves it; every symbolic link met on the way must be owned
+ *     by root, and its target is walked the same way (so a link whose
+ *     target lies in a writable place fails at that place, and a link
+ *     that someone else could re-point fails at the link);
+ *   - every directory passed through must be owned by root and not
+ *     writable by group or others, except a sticky one (/tmp, mode 1777):
+ *     there only an entry's owner may rename or delete it, and the entry
+ *     below must itself be root's, so nobody else can swap it;
+ *   - the source directory and its metadata.json themselves must be owned
+ *     by root and not writable by group or others, sticky or not (anyone
+ *     could add files to a sticky source directory).
+ * The command a trusted metadata.json names is root's own business and is
+ * not checked.  The check runs when metadata is read and again before
+ * every command run, so a tree made unsafe later stops the commands. */
+
+/* Longest chain of symbolic links followed, as the kernel's ELOOP. */
+#define TRUST_MAX_LINKS 40
+
+static bool trust_mode_ok(const struct stat *st, bool final)
+{
+    if (st->st_uid != 0)
+        return false;
+    if (S_ISLNK(st->st_mode))
+        return true;   /* a link's own mode means nothing */
+    if (!(st->st_mode & (S_IWGRP | S_IWOTH)))
+        return true;
+    return !final && S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX);
+}
+
+bool source_trusted_path_ok(const char *path, char *why, size_t whylen)
+{
+    /* done: the symlink-free path walked so far ("" is /); todo: what is
+     * left, with link targets spliced in front of it */
+    char done[PATH_MAX + 1] = "", todo[2 * PATH_MAX + 2], link[PATH_MAX + 1], cur[PATH_MAX + 1];
+    struct stat st;
+    int links = 0;
+    if (path[0] == '/') {
+        snprintf(todo, sizeof(todo), "%s", path);
+    } else {
+        if (getcwd(cur, sizeof(cur)) == NULL) {
+            snprintf(why, whylen, "trusted source rejected: %s: cannot resolve a relative path", path);
+            return false;
+        }
+        snprintf(todo, sizeof(todo), "%s/%s", cur, path);
+    }
+    if (lstat("/", &st) != 0 || !trust_mode_ok(&st, false)) {
+        snprintf(why, whylen, "trusted source rejected: / must be owned by root and not group "
+                 "or world writable");
+        return false;
+    }
+    for (;;) {
+        char *p = todo;
+        while (*p == '/')
+            p++;
+        if (*p == '\0')
+            break;
+        size_t n = strcspn(p, "/");
+        char comp[NAME_MAX + 1];
+        if (n > NAME_MAX) {
+            snprintf(why, whylen, "trusted source rejected: %s: name too long", path);
+            return false;
+        }
+        memcpy(comp, p, n);
+        comp[n] = '\0';
+        memmove(todo, p + n, strlen(p + n) + 1);
+        if (strcmp(comp, ".") == 0)
+            continue;
+        if (strcmp(comp, "..") == 0) {
+            char *slash = strrchr(done, '/');
+            if (slash != NULL)
+                *slash = '\0';
+            continue;
+        }
+        if ((size_t)snprintf(cur, sizeof(cur), "%s/%s", done, comp) >= sizeof(cur)) {
+            snprintf(why, whylen, "trusted source rejected: %s: path too long", path);
+            return false;
+        }
+        if (lstat(cur, &st) != 0) {
+            snprintf(why, whylen, "trusted source rejected: cannot stat %s: %s", cur,
+                     strerror(errno));
+            return false;
+        }
+        /* the last component is checked below, without the sticky exception */
+        bool last = todo[strspn(todo, "/")] == '\0';
+        if ((!last || S_ISLNK(st.st_mode)) && !trust_mode_ok(&st, false)) {
+            if (S_ISLNK(st.st_mode))
+                snprintf(why, whylen, "trusted source rejected: symbolic link %s, on the way "
+                         "to %s, must be owned by root", cur, path);
+            else
+                snprintf(why, whylen, "trusted source rejected: %s, on the way to %s, must be "
+                         "owned by root and not group or world writable (unless sticky)",
+                         cur, path);
+            return false;
+        }
+        if (S_ISLNK(st.st_mode)) {
+            ssize_t ln = readlink(cur, link, sizeof(link) - 1);
+            if (ln < 0 || ++links > TRUST_MAX_LINKS) {
+                snprintf(why, whylen, "trusted source rejected: %s: %s", cur,
+                         ln < 0 ? strerror(errno) : "too many levels of symbolic links");
+                return false;
+            }
+            link[ln] = '\0';
+            if (strlen(link) + strlen(todo) + 2 > sizeof(todo)) {
+                snprintf(why, whylen, "trusted source rejected: %s: path too long", path);
+                return false;
+            }
+            size_t tl = strlen(todo);
+            memmove(todo + ln + 1, todo, tl + 1);
+            memcpy(todo, link, (size_t)ln);
+            todo[ln] = '/';
+            if (link[0] == '/')
+                done[0] = '\0';
+            continue;
+        }
+        if (!S_ISDIR(st.st_mode) && !last) {
+            snprintf(why, whylen, "trusted source rejected: %s is not a directory", cur);
+            return false;
+        }
+        snprintf(done, sizeof(done), "%s", cur);
+    }
+    /* the object itself: no sticky exception */
+    const char *final = done[0] != '\0' ? done : "/";
+    if (lstat(final, &st) != 0 || !trust_mode_ok(&st, true)) {
+        if (strcmp(final, path) == 0)
+            snprintf(why, whylen, "trusted source rejected: %s must be owned by root and not "
+                     "group or world writable", path);
+        else
+            snprintf(why, whylen, "trusted source rejected: %s (%s) must be owned by root and "
+                     "not group or world writable", path, final);
+        return false;
+    }
+    return true;
+}
+
 static int trusted_ok(const source *s, char *why, size_t whylen)
 {
-    struct stat st;
-    const char *paths[2] = {s->dir, NULL};
     char *meta = path_join(s->dir, "metadata.json");
-    paths[1] = meta;
-    int ok = 1;
-    for (int i = 0; i < 2 && ok; i++) {
-        if (paths[i] == NULL || stat(paths[i], &st) != 0) {
-            snprintf(why, whylen, "cannot stat %s", paths[i] ? paths[i] : "metadata.json");
-            ok = 0;
-        } else if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-            snprintf(why, whylen, "trusted source rejected: %s must be owned by root and "
-                     "not group or world writable", paths[i]);
-            ok = 0;
-        }
-    }
+    bool ok = meta != NULL && source_trusted_path_ok(s->dir, why, whylen) &&
+              source_trusted_path_ok(meta, why, whylen);
+    if (meta == NULL)
+        snprintf(why, whylen, "out of memory");
     free(meta);
     return ok;
 }
@@ -352,8 +480,16 @@ bool source_refresh_metadata(source *s)
         free(path);
         return false;    /* vanished: discovery will notice */
     }
+    char err[512];
+    /* confinement first: a link to a FIFO elsewhere must not be read
+     * either (it would take another program's data from its pipe) */
+    if (!confined(s, path, err, sizeof(err))) {
+        bool changed = !same_stat(&st, &s->meta_st) || s->meta_text == NULL;
+        s->meta_st = st;
+        free(path);
+        return changed ? apply_metadata(s, DOC_ERROR, NULL, 0, err) : false;
+    }
     if (S_ISFIFO(st.st_mode)) {
-        char err[512];
         if (s->meta_fifo == NULL)
             s->meta_fifo = fiforead_start(s->relay->loop, path, s->relay->cfg->max_document_size,
                                           fifo_timeout(s), on_meta_fifo, s, err, sizeof(err));
@@ -362,17 +498,16 @@ bool source_refresh_metadata(source *s)
     }
     /* procfs files report size 0 and a fixed mtime: always re-read them */
     bool generated = s->stap_module || generated_file(path, &st);
-    if (!generated && s->meta_text != NULL && same_stat(&st, &s->meta_st)) {
+    /* a rejected trusted source is checked again every poll: what failed
+     * may be a directory above it, which metadata.json's stat never shows */
+    if (!generated && s->meta_text != NULL && same_stat(&st, &s->meta_st) &&
+        s->state != SRC_REJECTED) {
         free(path);
         return false;
     }
     s->meta_st = st;
-    char *text = NULL, err[512];
+    char *text = NULL;
     size_t len = 0;
-    if (!confined(s, path, err, sizeof(err))) {
-        free(path);
-        return apply_metadata(s, DOC_ERROR, NULL, 0, err);
-    }
     doc_status ds = doc_read(path, s->relay->cfg->max_document_size, &text, &len,
                              err, sizeof(err));
     free(path);
@@ -513,6 +648,15 @@ static void read_file(source *s)
 {
     char *text, err[512];
     size_t len;
+    /* confinement first: a link to a FIFO elsewhere must not be read */
+    if (!confined(s, s->data_file, err, sizeof(err))) {
+        s->stats.reads++;
+        s->stats.read_errors++;
+        drop_snapshot(s);
+        s->data_st_valid = false;
+        set_error(s, SRC_ERROR, "data: %s", err);
+        return;
+    }
     if (is_fifo(s->data_file)) {
         if (s->data_fifo != NULL)
             return;   /* the previous read is still waiting for its writer */
@@ -525,14 +669,6 @@ static void read_file(source *s)
             drop_snapshot(s);
             set_error(s, SRC_ERROR, "data: %s", err);
         }
-        return;
-    }
-    if (!confined(s, s->data_file, err, sizeof(err))) {
-        s->stats.reads++;
-        s->stats.read_errors++;
-        drop_snapshot(s);
-        s->data_st_valid = false;
-        set_error(s, SRC_ERROR, "data: %s", err);
         return;
     }
     if (file_unchanged(s))
@@ -604,7 +740,17 @@ static void start_exec(source *s)
         .timeout = r->cfg->exec_timeout,
         .max_output = r->cfg->max_document_size,
     };
-    char err[300];
+    char err[512];
+    if (s->trusted && !trusted_ok(s, err, sizeof(err))) {
+        /* the tree became unsafe since the metadata was accepted: run
+         * nothing, and drop the metrics until it is safe again */
+        char *text = s->meta_text;
+        s->meta_text = NULL;
+        install_meta(s, NULL, text);
+        set_error(s, SRC_REJECTED, "%s", err);
+        relay_mark_namespace_dirty(r);
+        return;
+    }
     if (!s->trusted && !r->exec_user_ok) {
         s->stats.read_errors++;
         set_error(s, SRC_ERROR, "data-exec: user \"%s\" not found; untrusted commands "

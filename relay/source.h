@@ -88,6 +88,12 @@ void source_refresh_data(source *s);
  * counted, logged (rate-limited) and shown as the last error. */
 void source_report(source *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The trusted-directory rule (source.c): PATH, walked from / through
+ * every symbolic link, passes only root-owned, not group/world-writable
+ * directories (sticky ones excepted) and root-owned links, and is itself
+ * owned by root and not group/world-writable.  Else false and WHY. */
+bool source_trusted_path_ok(const char *path, char *why, size_t whylen);
+
 /* The prefix this source publishes under, or NULL without metadata. */
 const char *source_prefix(const source *s);
 

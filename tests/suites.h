@@ -15,4 +15,5 @@ Suite *evqueue_suite(void);
 Suite *events_suite(void);
 Suite *corpus_suite(void);
 Suite *instances_suite(void);
+Suite *trust_suite(void);
 #endif
