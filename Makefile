@@ -14,7 +14,7 @@ CC      ?= cc
 OPT     ?= -O2
 CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g $(OPT) \
                 -I. $(shell pkg-config --cflags jansson 2>/dev/null)
-PCP_CFLAGS    = $(shell pkg-config --cflags libpcp 2>/dev/null)
+PCP_CFLAGS    = $(shell pkg-config --cflags libpcp 2>/dev/null) -DSTAPRELAY_BINDIR='"$(BINDIR)"'
 JANSSON_LIBS  = $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 EV_LIBS       = -lev
 PCP_LIBS      = -lpcp

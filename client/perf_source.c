@@ -261,6 +261,7 @@ char *perf_source_metadata(const char *prefix)
             "      \"timestamp_units\": \"nsec\",\n"
             "      \"sequence\": \"/seq\",\n"
             "      \"dropped\": \"/samples_dropped\",\n"
+            "      \"replay\": true,\n"
             "      \"fields\": [\n"
             "        {\"name\": \"stack\", \"pointer\": \"/stack\", \"type\": \"stack\", \"description\": \"folded stack, root first, kernel frames marked _[k]\"},\n"
             "        {\"name\": \"pid\", \"pointer\": \"/pid\", \"type\": \"integer\", \"semantics\": \"discrete\", \"description\": \"process id\"},\n"

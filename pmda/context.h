@@ -7,6 +7,7 @@
 #include "pmda/idmap.h"
 #include "pmda/instances.h"
 #include "relay/relay.h"
+#include "relay/runs.h"
 
 #include <ev.h>
 #include <pcp/pmapi.h>
@@ -40,7 +41,7 @@ typedef struct metric_ref {
     pmID *field_pmids;    /* REF_EVENT: one per field (owned) */
 } metric_ref;
 
-typedef enum { INDOM_SOURCES, INDOM_EVENTS, INDOM_ARRAY, INDOM_STACKS } indom_kind;
+typedef enum { INDOM_SOURCES, INDOM_EVENTS, INDOM_ARRAY, INDOM_STACKS, INDOM_RUNS } indom_kind;
 
 /* What one pmdaIndom stands for. */
 typedef struct indom_ref {
@@ -64,6 +65,7 @@ typedef struct pmda_ctx {
     int domain;
     struct ev_loop *loop;
     relay *relay;
+    runs *runs;           /* on-demand runs (docs/runs.md) */
     idmap *ids;
     pmdaNameSpace *pmns;
     pmdaMetric *metrics;
@@ -76,6 +78,7 @@ typedef struct pmda_ctx {
     size_t nstreams;
     int events_serial;    /* serial of the control "events" indom */
     inst_table *events_table;
+    inst_table *runs_table;
     char *scratch;        /* NUL-terminated copies of record strings */
     size_t scratch_len;
     inst_table **tables;  /* by indom serial, kept across rebuilds */

@@ -1,6 +1,8 @@
 /* control: definitions and values of staprelay.control.*. */
 #include "pmda/control.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #define COUNT PMDA_PMUNITS(0, 0, 1, 0, 0, PM_COUNT_ONE)
@@ -13,6 +15,7 @@ enum {
     C_DATA_AGE, C_UPDATES, C_POLL_INTERVAL, C_REBUILDS, C_DROPPED_ELEMENTS,
     E_RECEIVED = 20, E_DELIVERED, E_DROPPED, E_MISSED, E_DUPLICATES, E_LOST, E_REJECTED,
     E_QUEUED, E_QUEUE_BYTES, E_CLIENTS, E_LAST_REJECT, E_STACKS, E_STACKS_EVICTED, E_EXPIRED,
+    R_RUN = 40, R_STOP, R_RUNS, R_REQUESTS, R_REFUSALS,
 };
 
 const control_metric control_metrics[] = {
@@ -103,6 +106,28 @@ const control_metric control_metrics[] = {
      "Records evicted from a full queue while no client was reading",
      "With no client registered the queue keeps the newest event_queue_size\n"
      "bytes; older records are lost to whoever connects later."},
+    {R_RUN, "run", PM_TYPE_STRING, PM_SEM_DISCRETE, INDOM_SOURCES, false, NONE,
+     "Store \"SCRIPT [key=value ...]\" here to start a bundled script",
+     "pmstore staprelay.control.run \"profile duration=20 hz=99\" asks for one run\n"
+     "of a bundled script (keys: duration, hz, pid, cmd, stacks).  Disabled\n"
+     "unless the config's runs.enabled is true and the script is listed in\n"
+     "runs.scripts; pmcd's [access] rules decide who may store.  Fetching it\n"
+     "says what happened to the latest request: \"accepted: NAME\" or\n"
+     "\"refused: REASON\".  See docs/runs.md and staprelay.control.runs."},
+    {R_STOP, "stop", PM_TYPE_STRING, PM_SEM_DISCRETE, INDOM_SOURCES, false, NONE,
+     "Store a run's NAME here to end it early",
+     "The run's process group gets SIGTERM (SIGKILL 10 s later) and its state\n"
+     "becomes stopped.  An unknown or finished NAME fails with ESRCH."},
+    {R_RUNS, "runs", PM_TYPE_STRING, PM_SEM_INSTANT, INDOM_RUNS, true, NONE,
+     "Runs requested through staprelay.control.run, one JSON object each",
+     "Instances are run names (SCRIPT-YYYYMMDDTHHMMSS).  Each value is a JSON\n"
+     "object: name, script, request, state (queued, running, done, failed,\n"
+     "stopped), reason, queued/started/ended (epoch seconds, 0 until then),\n"
+     "prefix (where its metrics appear) and events (its event metrics)."},
+    {R_REQUESTS, "run_requests", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_SOURCES, false, COUNT,
+     "Run requests stored into staprelay.control.run", ""},
+    {R_REFUSALS, "run_refusals", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_SOURCES, false, COUNT,
+     "Run requests refused", "Each refusal is also logged with its reason."},
 };
 const size_t control_nmetrics = sizeof(control_metrics) / sizeof(control_metrics[0]);
 
@@ -144,11 +169,35 @@ static int event_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtom
     return PMDA_FETCH_STATIC;
 }
 
+static int runs_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtomValue *atom)
+{
+    runs *rs = ctx->runs;
+    if (cm->per_instance) {
+        if (rs == NULL || pos < 0 || (size_t)pos >= runs_count(rs))
+            return PM_ERR_INST;
+        const char *json = runs_json(rs, (size_t)pos, "staprelay");
+        if (json == NULL)
+            return PMDA_FETCH_NOVALUES;
+        atom->cp = (char *)json;
+        return PMDA_FETCH_STATIC;
+    }
+    switch (cm->item) {
+    case R_RUN: atom->cp = rs != NULL ? rs->last : ""; break;
+    case R_STOP: atom->cp = ""; break;
+    case R_REQUESTS: atom->ull = rs != NULL ? rs->requests : 0; break;
+    case R_REFUSALS: atom->ull = rs != NULL ? rs->refusals : 0; break;
+    default: return PM_ERR_PMID;
+    }
+    return PMDA_FETCH_STATIC;
+}
+
 int control_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtomValue *atom)
 {
     relay *r = ctx->relay;
     if (cm->per_instance && cm->indom == INDOM_EVENTS)
         return event_fetch(ctx, cm, pos, atom);
+    if (cm->item >= R_RUN)
+        return runs_fetch(ctx, cm, pos, atom);
     if (!cm->per_instance) {
         switch (cm->item) {
         case C_NSOURCES:
@@ -216,4 +265,75 @@ int control_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtomValue
         return PM_ERR_PMID;
     }
     return PMDA_FETCH_STATIC;
+}
+
+/* A stored string value, NUL-terminated in buf.  pmstore sends strings as
+ * PM_VAL_DPTR/SPTR blocks; anything else is the wrong type. */
+static int stored_string(const pmValueSet *vs, char *buf, size_t buflen)
+{
+    if (vs->numval != 1 || vs->valfmt == PM_VAL_INSITU)
+        return PM_ERR_TYPE;
+    const pmValueBlock *vb = vs->vlist[0].value.pval;
+    if (vb == NULL || vb->vtype != PM_TYPE_STRING || vb->vlen < PM_VAL_HDR_SIZE)
+        return PM_ERR_TYPE;
+    size_t n = vb->vlen - PM_VAL_HDR_SIZE;
+    if (n > 0 && vb->vbuf[n - 1] == '\0')   /* pmstore sends the terminator */
+        n--;
+    if (n >= buflen)
+        return PM_ERR_BADSTORE;
+    memcpy(buf, vb->vbuf, n);
+    buf[n] = '\0';
+    if (strlen(buf) != n)    /* a NUL inside the value */
+        return PM_ERR_BADSTORE;
+    return 0;
+}
+
+/* PCP's error for a runs error: a relay errno where PCP has a code of
+ * its own, the errno otherwise (pmErrStr prints strerror for those). */
+static int pcp_error(int rc)
+{
+    switch (rc) {
+    case -EPERM: return PM_ERR_PERMISSION;
+    case -EINVAL: return PM_ERR_BADSTORE;
+    default: return rc;
+    }
+}
+
+static int store_one(pmda_ctx *ctx, const pmValueSet *vs)
+{
+    if (pmID_domain(vs->pmid) != (unsigned)ctx->domain || pmID_cluster(vs->pmid) != 0)
+        return PM_ERR_PERMISSION;
+    int item = (int)pmID_item(vs->pmid);
+    if (item != R_RUN && item != R_STOP)
+        return control_lookup(item) != NULL ? PM_ERR_PERMISSION : PM_ERR_PMID;
+    char text[2048];
+    int rc = stored_string(vs, text, sizeof(text));
+    if (rc == 0 && ctx->runs == NULL)
+        rc = PM_ERR_PERMISSION;
+    if (rc != 0) {
+        if (ctx->runs != NULL && item == R_RUN) {
+            ctx->runs->requests++;
+            ctx->runs->refusals++;
+            snprintf(ctx->runs->last, sizeof(ctx->runs->last), "refused: %s", pmErrStr(rc));
+        }
+        pmNotifyErr(LOG_WARNING, "store into staprelay.control.%s refused: %s",
+                    item == R_RUN ? "run" : "stop", pmErrStr(rc));
+        return rc;
+    }
+    if (item == R_RUN)
+        return pcp_error(runs_request(ctx->runs, text));
+    rc = runs_stop(ctx->runs, text);
+    if (rc != 0)
+        pmNotifyErr(LOG_WARNING, "store into staprelay.control.stop refused: no active run "
+                    "\"%.64s\"", text);
+    return rc;
+}
+
+int control_store(pmdaResult *result, pmdaExt *pmda)
+{
+    pmda_ctx *ctx = pmdaExtGetData(pmda);
+    int rc = 0;
+    for (int i = 0; i < result->numpmid && rc == 0; i++)
+        rc = store_one(ctx, result->vset[i]);
+    return rc;
 }

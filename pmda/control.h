@@ -24,5 +24,8 @@ extern const size_t control_nmetrics;
 const control_metric *control_lookup(int item);
 /* Value of one control metric; pos is a position in its indom. */
 int control_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtomValue *atom);
+/* pmstore into staprelay.control.run and .stop (the only storable metrics);
+ * anything else is PM_ERR_PERMISSION. */
+int control_store(pmdaResult *result, pmdaExt *pmda);
 
 #endif

@@ -65,7 +65,7 @@ idmap *idmap_open(const char *dir, char *err, size_t errlen)
             if (b >= m->next_item[a])
                 m->next_item[a] = b + 1;
         } else if (sscanf(line, "indom %d %1023s", &a, name) == 2 && a > 0 &&
-                   a < IDMAP_EVENTS_SERIAL) {
+                   a < IDMAP_RESERVED_SERIAL) {
             strmap_put(m->indoms, name, a);
             if (a >= m->next_serial)
                 m->next_serial = a + 1;
@@ -127,7 +127,7 @@ int idmap_indom(idmap *m, const char *prefix, const char *array)
     snprintf(key, sizeof(key), "%s.%s", prefix, array);
     if (strmap_get(m->indoms, key, &v))
         return (int)v;
-    if (m->next_serial >= IDMAP_EVENTS_SERIAL)
+    if (m->next_serial >= IDMAP_RESERVED_SERIAL)
         return -1;
     strmap_put(m->indoms, key, m->next_serial);
     m->dirty = true;

@@ -17,6 +17,10 @@
 #define IDMAP_MAX_SERIAL 4194303 /* 22 bits; serial 0 is the sources indom */
 /* Reserved for staprelay.control.events.*; never handed out to a source. */
 #define IDMAP_EVENTS_SERIAL IDMAP_MAX_SERIAL
+/* Reserved for staprelay.control.runs (the runs indom). */
+#define IDMAP_RUNS_SERIAL (IDMAP_MAX_SERIAL - 1)
+/* Lowest reserved serial: sources get serials below it. */
+#define IDMAP_RESERVED_SERIAL IDMAP_RUNS_SERIAL
 
 typedef struct idmap idmap;
 

@@ -40,7 +40,10 @@ static void log_to_pcp(void *arg, log_level level, const char *msg)
 
 static void on_namespace_changed(void *arg)
 {
-    namespace_rebuild(arg);
+    pmda_ctx *ctx = arg;
+    namespace_rebuild(ctx);
+    if (ctx->runs != NULL)
+        runs_note_sources(ctx->runs, ctx->relay);
 }
 
 static void on_data_changed(void *arg)
@@ -94,6 +97,38 @@ static relay_config *load_config(const char *path)
     return cfg;
 }
 
+#ifndef STAPRELAY_BINDIR
+#define STAPRELAY_BINDIR "/usr/local/bin"
+#endif
+
+/* Runs (docs/runs.md): the perf backend publishes into a directory that
+ * the relay then watches like any directory_list entry.  Refusals need
+ * the runs object too, so it exists even when runs are disabled. */
+static runs *setup_runs(pmda_ctx *ctx, relay_config *cfg, const char *state_dir,
+                        const log_sink *sink)
+{
+    runs_config *rc = &cfg->runs;
+    size_t n = strlen(state_dir) + 8;
+    char *dflt_dir = malloc(n);
+    if (dflt_dir == NULL)
+        return NULL;
+    snprintf(dflt_dir, n, "%s/runs", state_dir);
+    const char *dir = rc->directory != NULL ? rc->directory : dflt_dir;
+    const char *command = rc->command != NULL ? rc->command : STAPRELAY_BINDIR "/staprelay";
+    if (rc->enabled) {
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            pmNotifyErr(LOG_ERR, "runs: cannot create %s: %s", dir, strerror(errno));
+        if (config_add_directory(cfg, dir) != 0)
+            pmNotifyErr(LOG_ERR, "runs: out of memory");
+        pmNotifyErr(LOG_INFO, "runs enabled: %zu script(s), at most %gs, %zu at once; "
+                    "command %s, directory %s", rc->nscripts, rc->max_duration,
+                    rc->max_concurrent, command, dir);
+    }
+    runs *rs = runs_new(ctx->loop, rc, command, dir, sink);
+    free(dflt_dir);
+    return rs;
+}
+
 static void init_dispatch(pmda_ctx *ctx)
 {
     pmdaInterface *dp = &ctx->dispatch;
@@ -105,6 +140,7 @@ static void init_dispatch(pmda_ctx *ctx)
     dp->version.seven.name = namespace_name;
     dp->version.seven.children = namespace_children;
     dp->version.seven.label = values_label;
+    dp->version.seven.store = control_store;
     pmdaSetFetchCallBack(dp, values_fetch_callback);
     pmdaSetResultCallBack(dp, fetch_result_done);
     pmdaSetEndContextCallBack(dp, values_end_context);
@@ -164,6 +200,7 @@ int main(int argc, char **argv)
     ctx.loop = ev_default_loop(EVFLAG_AUTO);
     log_sink sink = {log_to_pcp, NULL};
     relay_hooks hooks = {on_namespace_changed, on_data_changed, &ctx};
+    ctx.runs = setup_runs(&ctx, cfg, state_dir, &sink);
     ctx.relay = relay_new(ctx.loop, cfg, &sink, &hooks);
 
     init_dispatch(&ctx);
@@ -186,6 +223,7 @@ int main(int argc, char **argv)
     ev_signal_start(ctx.loop, &ctx.int_w);
     ev_run(ctx.loop, 0);
 
+    runs_free(ctx.runs);
     relay_free(ctx.relay);
     namespace_free(&ctx);
     fetch_free(&ctx);

@@ -90,10 +90,16 @@ static void add_control(pmda_ctx *ctx, tables *t)
     indom_ref eref = {.kind = INDOM_EVENTS, .table = ctx->events_table};
     int events_slot = eref.table != NULL
                           ? add_indom(t, pmInDom_build(ctx->domain, eserial), &eref) : -1;
+    if (ctx->runs_table == NULL)
+        ctx->runs_table = inst_table_new();
+    indom_ref rref = {.kind = INDOM_RUNS, .table = ctx->runs_table};
+    int runs_slot = rref.table != NULL
+                        ? add_indom(t, pmInDom_build(ctx->domain, IDMAP_RUNS_SERIAL), &rref) : -1;
     for (size_t i = 0; i < control_nmetrics; i++) {
         const control_metric *cm = &control_metrics[i];
         int slot = !cm->per_instance ? -1
-                   : cm->indom == INDOM_EVENTS ? events_slot : sources_slot;
+                   : cm->indom == INDOM_EVENTS ? events_slot
+                   : cm->indom == INDOM_RUNS ? runs_slot : sources_slot;
         if (cm->per_instance && slot < 0)
             continue;
         pmDesc d = {
@@ -380,6 +386,8 @@ void namespace_free(pmda_ctx *ctx)
     ctx->tables = NULL;
     inst_table_free(ctx->events_table);
     ctx->events_table = NULL;
+    inst_table_free(ctx->runs_table);
+    ctx->runs_table = NULL;
     ctx->ntables = 0;
 }
 
@@ -441,6 +449,9 @@ int namespace_text(int ident, int type, char **buffer, pmdaExt *pmda)
                 break;
             case INDOM_STACKS:
                 d = "Distinct stacks, frames root first joined by ','";
+                break;
+            case INDOM_RUNS:
+                d = "Runs requested through staprelay.control.run, by name";
                 break;
             }
             return describe(d, type, buffer, oneline, sizeof(ctx->textbuf));

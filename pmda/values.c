@@ -43,6 +43,23 @@ static void sync_events_indom(pmda_ctx *ctx, pmdaIndom *idp, indom_ref *ir)
     ir->synced = true;
 }
 
+static void sync_runs_indom(pmda_ctx *ctx, pmdaIndom *idp, indom_ref *ir)
+{
+    const runs *rs = ctx->runs;
+    if (rs == NULL || (ir->synced && ir->generation == rs->generation))
+        return;
+    size_t n = runs_count(rs);
+    const char **names = calloc(n ? n : 1, sizeof(char *));
+    if (names == NULL)
+        return;
+    for (size_t i = 0; i < n; i++)
+        names[i] = runs_name(rs, i);
+    inst_table_fill(ir->table, idp, names, NULL, NULL, n);
+    free(names);
+    ir->generation = rs->generation;
+    ir->synced = true;
+}
+
 static void sync_stacks_indom(pmdaIndom *idp, indom_ref *ir)
 {
     const source *s = ir->src;
@@ -110,6 +127,9 @@ void values_sync_indoms(pmda_ctx *ctx)
             break;
         case INDOM_STACKS:
             sync_stacks_indom(&ctx->indoms[i], ir);
+            break;
+        case INDOM_RUNS:
+            sync_runs_indom(ctx, &ctx->indoms[i], ir);
             break;
         }
     }

@@ -1,6 +1,7 @@
 /* config: parse the relay's JSON configuration. */
 #include "relay/config.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +22,12 @@ relay_config *config_new_default(void)
     cfg->max_stacks = 10000;
     cfg->stack_expiry = 600;
     cfg->exec_user = strdup("nobody");
+    cfg->runs.max_duration = 300;
+    cfg->runs.default_duration = 30;
+    cfg->runs.max_concurrent = 1;
+    cfg->runs.max_queued = 4;
+    cfg->runs.history = 32;
+    cfg->runs.start_timeout = 600;
     /* kernel runtime, and the BPF runtime's FIFO directory for root */
     static const char *roots[] = {"/proc/systemtap", "/var/tmp/systemtap-root"};
     cfg->stap_roots = calloc(3, sizeof(char *));
@@ -51,6 +58,9 @@ void config_free(relay_config *cfg)
     free_list(cfg->trusted_directories, cfg->ntrusted_directories);
     free_list(cfg->stap_roots, cfg->nstap_roots);
     free(cfg->exec_user);
+    free_list(cfg->runs.scripts, cfg->runs.nscripts);
+    free(cfg->runs.command);
+    free(cfg->runs.directory);
     free(cfg);
 }
 
@@ -58,7 +68,7 @@ static int parse_dir_list(json_t *v, const char *key, char ***out, size_t *n,
                           char *err, size_t errlen)
 {
     if (!json_is_array(v)) {
-        snprintf(err, errlen, "config: \"%s\" must be an array of directory names", key);
+        snprintf(err, errlen, "config: \"%s\" must be an array of strings", key);
         return -1;
     }
     size_t cnt = json_array_size(v);
@@ -108,9 +118,110 @@ static int parse_size(json_t *v, const char *key, json_int_t min, json_int_t max
     return 0;
 }
 
+static void warn_unknown(char *warn, size_t warnlen, const char *key)
+{
+    if (warn == NULL)
+        return;
+    size_t used = strlen(warn);
+    snprintf(warn + used, warnlen - used, "%sconfig: ignoring unknown option \"%s\"",
+             used ? "; " : "", key);
+}
+
+static int parse_string(json_t *v, const char *key, char **out, char *err, size_t errlen)
+{
+    if (!json_is_string(v) || json_string_length(v) == 0 ||
+        strlen(json_string_value(v)) != json_string_length(v)) {
+        snprintf(err, errlen, "config: \"%s\" must be a non-empty string", key);
+        return -1;
+    }
+    char *s = strdup(json_string_value(v));
+    if (s == NULL)
+        return -1;
+    free(*out);
+    *out = s;
+    return 0;
+}
+
+/* A script name as `staprelay list` shows it: it becomes an argument of
+ * the run command, so nothing that could read as an option or a path. */
+static bool script_name_ok(const char *s)
+{
+    if (*s == '\0' || strlen(s) > 64 || !islower((unsigned char)*s))
+        return false;
+    for (; *s; s++)
+        if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '_')
+            return false;
+    return true;
+}
+
+static int parse_runs_key(runs_config *rc, const char *key, json_t *v,
+                          char *err, size_t errlen, char *warn, size_t warnlen)
+{
+    if (strcmp(key, "enabled") == 0) {
+        if (!json_is_boolean(v)) {
+            snprintf(err, errlen, "config: \"runs.enabled\" must be true or false");
+            return -1;
+        }
+        rc->enabled = json_is_true(v);
+        return 0;
+    }
+    if (strcmp(key, "scripts") == 0) {
+        if (parse_dir_list(v, "runs.scripts", &rc->scripts, &rc->nscripts, err, errlen) != 0)
+            return -1;
+        for (size_t i = 0; i < rc->nscripts; i++)
+            if (!script_name_ok(rc->scripts[i])) {
+                snprintf(err, errlen, "config: \"runs.scripts\": \"%.64s\" is not a script "
+                         "name (lower-case letters, digits, _)", rc->scripts[i]);
+                return -1;
+            }
+        return 0;
+    }
+    if (strcmp(key, "max_duration") == 0)
+        return parse_seconds(v, "runs.max_duration", 1, 86400, &rc->max_duration, err, errlen);
+    if (strcmp(key, "default_duration") == 0)
+        return parse_seconds(v, "runs.default_duration", 1, 86400, &rc->default_duration,
+                             err, errlen);
+    if (strcmp(key, "start_timeout") == 0)
+        return parse_seconds(v, "runs.start_timeout", 1, 86400, &rc->start_timeout, err, errlen);
+    if (strcmp(key, "max_concurrent") == 0)
+        return parse_size(v, "runs.max_concurrent", 1, 64, &rc->max_concurrent, err, errlen);
+    if (strcmp(key, "max_queued") == 0)
+        return parse_size(v, "runs.max_queued", 0, 1024, &rc->max_queued, err, errlen);
+    if (strcmp(key, "history") == 0)
+        return parse_size(v, "runs.history", 0, 10000, &rc->history, err, errlen);
+    if (strcmp(key, "command") == 0)
+        return parse_string(v, "runs.command", &rc->command, err, errlen);
+    if (strcmp(key, "directory") == 0)
+        return parse_string(v, "runs.directory", &rc->directory, err, errlen);
+    char name[96];
+    snprintf(name, sizeof(name), "runs.%.80s", key);
+    warn_unknown(warn, warnlen, name);
+    return 0;
+}
+
+static int parse_runs(runs_config *rc, json_t *v, char *err, size_t errlen,
+                      char *warn, size_t warnlen)
+{
+    if (!json_is_object(v)) {
+        snprintf(err, errlen, "config: \"runs\" must be an object (docs/runs.md)");
+        return -1;
+    }
+    const char *key;
+    json_t *kv;
+    json_object_foreach(v, key, kv) {
+        if (parse_runs_key(rc, key, kv, err, errlen, warn, warnlen) != 0)
+            return -1;
+    }
+    if (rc->default_duration > rc->max_duration)
+        rc->default_duration = rc->max_duration;
+    return 0;
+}
+
 static int apply_key(relay_config *cfg, const char *key, json_t *v,
                      char *err, size_t errlen, char *warn, size_t warnlen)
 {
+    if (strcmp(key, "runs") == 0)
+        return parse_runs(&cfg->runs, v, err, errlen, warn, warnlen);
     if (strcmp(key, "directory_list") == 0)
         return parse_dir_list(v, key, &cfg->directories, &cfg->ndirectories, err, errlen);
     if (strcmp(key, "trusted_directory_list") == 0)
@@ -154,11 +265,7 @@ static int apply_key(relay_config *cfg, const char *key, json_t *v,
         cfg->exec_user = u;
         return 0;
     }
-    if (warn != NULL) {
-        size_t used = strlen(warn);
-        snprintf(warn + used, warnlen - used, "%sconfig: ignoring unknown option \"%s\"",
-                 used ? "; " : "", key);
-    }
+    warn_unknown(warn, warnlen, key);
     return 0;
 }
 
@@ -221,4 +328,19 @@ relay_config *config_load(const char *path, char *err, size_t errlen,
     relay_config *cfg = config_parse(buf, len, err, errlen, warn, warnlen);
     free(buf);
     return cfg;
+}
+
+int config_add_directory(relay_config *cfg, const char *dir)
+{
+    char *copy = strdup(dir);
+    char **nl = copy != NULL ? realloc(cfg->directories,
+                                       (cfg->ndirectories + 2) * sizeof(char *)) : NULL;
+    if (nl == NULL) {
+        free(copy);
+        return -1;
+    }
+    nl[cfg->ndirectories++] = copy;
+    nl[cfg->ndirectories] = NULL;
+    cfg->directories = nl;
+    return 0;
 }

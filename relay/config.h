@@ -7,7 +7,23 @@
 #ifndef STAPRELAY_CONFIG_H
 #define STAPRELAY_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+/* On-demand runs of bundled scripts (docs/runs.md).  Off by default. */
+typedef struct runs_config {
+    bool enabled;
+    char **scripts;              /* bundled scripts that may be started */
+    size_t nscripts;
+    double max_duration;         /* seconds (300) */
+    double default_duration;     /* seconds when a request names none (30) */
+    size_t max_concurrent;       /* runs at once (1) */
+    size_t max_queued;           /* requests waiting (4) */
+    size_t history;              /* finished runs kept listed (32) */
+    char *command;               /* the staprelay command (NULL: host's default) */
+    char *directory;             /* where the perf backend publishes (NULL: host's default) */
+    double start_timeout;        /* seconds allowed before the duration counts (600) */
+} runs_config;
 
 typedef struct relay_config {
     char **directories;          /* untrusted source roots */
@@ -25,6 +41,7 @@ typedef struct relay_config {
     size_t event_fetch_size;     /* records handed to one client per fetch (512 KiB) */
     size_t max_stacks;           /* distinct stacks kept per stream (10000) */
     double stack_expiry;         /* seconds a stack stays without samples (600) */
+    runs_config runs;
 } relay_config;
 
 #define CONFIG_DEFAULT_POLL_INTERVAL 1.0
@@ -41,5 +58,7 @@ relay_config *config_parse(const char *text, size_t len, char *err, size_t errle
 relay_config *config_load(const char *path, char *err, size_t errlen,
                           char *warn, size_t warnlen);
 void config_free(relay_config *cfg);
+/* Append a directory to directory_list.  Returns 0 or -1 (no memory). */
+int config_add_directory(relay_config *cfg, const char *dir);
 
 #endif

@@ -21,6 +21,8 @@ event_stream *event_stream_new(const meta_event *meta, const event_limits *lim)
     es->meta = meta;
     es->max_record = lim->max_record;
     es->queue = evqueue_new(lim->queue_bytes);
+    if (es->queue != NULL && meta->replay)
+        evqueue_set_replay(es->queue, true);
     if (meta->stack_field >= 0)
         es->stacks = stacktab_new(lim->max_stacks, lim->stack_expiry);
     if (es->queue == NULL || (meta->stack_field >= 0 && es->stacks == NULL)) {

@@ -20,6 +20,7 @@ typedef struct client {
 
 struct evqueue {
     record *head, *tail;
+    bool replay;          /* see evqueue_set_replay */
     uint64_t next_seq;    /* sequence of the next appended record */
     size_t max_bytes;
     client *clients;
@@ -84,7 +85,7 @@ static bool evict_head(evqueue *q)
 /* Records every client has read are freed at once. */
 static void trim_consumed(evqueue *q)
 {
-    if (q->nclients == 0)
+    if (q->nclients == 0 || q->replay)
         return;
     uint64_t low = UINT64_MAX;
     for (size_t i = 0; i < q->nclients; i++)
@@ -124,6 +125,11 @@ int evqueue_append(evqueue *q, const void *data, size_t len, int64_t when_ns)
     return 0;
 }
 
+void evqueue_set_replay(evqueue *q, bool replay)
+{
+    q->replay = replay;
+}
+
 static client *find_client(evqueue *q, int id, int create)
 {
     for (size_t i = 0; i < q->nclients; i++)
@@ -137,7 +143,8 @@ static client *find_client(evqueue *q, int id, int create)
     q->clients = nc;
     client *c = &q->clients[q->nclients++];
     c->id = id;
-    c->next_seq = q->next_seq;   /* starts at the tail */
+    /* starts at the tail, or at the head when replaying */
+    c->next_seq = q->replay && q->head != NULL ? q->head->seq : q->next_seq;
     q->st.clients = (uint32_t)q->nclients;
     return c;
 }

@@ -11,6 +11,7 @@
 #ifndef STAPRELAY_EVQUEUE_H
 #define STAPRELAY_EVQUEUE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,11 @@ typedef struct evqueue_stats {
 
 evqueue *evqueue_new(size_t max_bytes);
 void evqueue_free(evqueue *q);
+/* Replay: a new client starts at the oldest record held instead of the
+ * tail, and records stay after every client read them (only the memory
+ * bound evicts), so a client that comes late still gets the whole
+ * stream.  For bounded investigations (docs/runs.md). */
+void evqueue_set_replay(evqueue *q, bool replay);
 
 /* Copy a record in.  Returns 0, or -1 if it alone exceeds the bound. */
 int evqueue_append(evqueue *q, const void *data, size_t len, int64_t when_ns);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,12 +37,17 @@ static char *const clean_env[] = {
 /* In the child: never returns. */
 static void child_exec(char *const argv[], const exec_opts *o, int out_w, int err_w)
 {
-    sigset_t all;
-    sigemptyset(&all);
-    sigprocmask(SIG_SETMASK, &all, NULL);
-    signal(SIGPIPE, SIG_DFL);
-    signal(SIGCHLD, SIG_DFL);
+    /* The parent's handlers (libev's, Check's) must not run here: a
+     * signal sent before exec would act on the parent's state.  Signals
+     * are blocked from before the fork until every handler is reset. */
+    for (int sig = 1; sig < NSIG; sig++)
+        signal(sig, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     setsid();
+    if (o->parent_death_signal != 0)
+        prctl(PR_SET_PDEATHSIG, o->parent_death_signal);
     int devnull = open("/dev/null", O_RDONLY);
     if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
         _exit(126);
@@ -57,7 +63,7 @@ static void child_exec(char *const argv[], const exec_opts *o, int out_w, int er
             _exit(126);
         }
     }
-    execvpe(argv[0], argv, clean_env);
+    execvpe(argv[0], argv, o->env != NULL ? o->env : clean_env);
     dprintf(2, "cannot execute %s: %s", argv[0], strerror(errno));
     _exit(127);
 }
@@ -199,6 +205,23 @@ static void on_child(struct ev_loop *loop, ev_child *w, int revents)
     job_maybe_finish(j);
 }
 
+pid_t exec_spawn(char *const argv[], const exec_opts *opts, int out_fd, int err_fd,
+                 char *err, size_t errlen)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, &old);
+    pid_t pid = fork();
+    if (pid == 0)
+        child_exec(argv, opts, out_fd, err_fd);
+    int saved = errno;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    errno = saved;
+    if (pid < 0)
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+    return pid;
+}
+
 exec_job *exec_start(struct ev_loop *loop, char *const argv[], const exec_opts *opts,
                      exec_done_fn done, void *arg, char *err, size_t errlen)
 {
@@ -224,13 +247,10 @@ exec_job *exec_start(struct ev_loop *loop, char *const argv[], const exec_opts *
         close(outp[0]); close(outp[1]); close(errp[0]); close(errp[1]);
         return NULL;
     }
-    pid_t pid = fork();
-    if (pid == 0)
-        child_exec(argv, opts, outp[1], errp[1]);
+    pid_t pid = exec_spawn(argv, opts, outp[1], errp[1], err, errlen);
     close(outp[1]);
     close(errp[1]);
     if (pid < 0) {
-        snprintf(err, errlen, "fork: %s", strerror(errno));
         close(outp[0]);
         close(errp[0]);
         free(j->res.out);

@@ -19,6 +19,8 @@ typedef struct exec_opts {
     gid_t gid;
     double timeout;         /* seconds */
     size_t max_output;      /* bytes of stdout kept; more is an error */
+    char *const *env;       /* NULL: PATH, LANG=C and LC_ALL=C only */
+    int parent_death_signal;/* 0, or a signal the child gets if we die */
 } exec_opts;
 
 typedef struct exec_result {
@@ -37,6 +39,12 @@ typedef struct exec_job exec_job;
  * err when the command could not be started at all. */
 exec_job *exec_start(struct ev_loop *loop, char *const argv[], const exec_opts *opts,
                      exec_done_fn done, void *arg, char *err, size_t errlen);
+
+/* The fork and exec under exec_start, for callers that read the child
+ * themselves: stdout goes to out_fd, stderr to err_fd (the caller closes
+ * both in the parent).  Returns the pid, or -1 and a reason in err. */
+pid_t exec_spawn(char *const argv[], const exec_opts *opts, int out_fd, int err_fd,
+                 char *err, size_t errlen);
 
 /* Kill the command and release the job; the callback does not fire. */
 void exec_cancel(exec_job *job);

@@ -438,6 +438,11 @@ static void parse_event(source_meta *m, name_space *ns, json_t *jm, const char *
     const char *dropped = opt_string(jm, "dropped");
     const char *tsu = opt_string(jm, "timestamp_units");
     int64_t scale = timestamp_scale(tsu);
+    json_t *replay = json_object_get(jm, "replay");
+    if (replay != NULL && !json_is_boolean(replay)) {
+        problem(m, "%s: \"replay\" must be true or false; skipped", where);
+        return;
+    }
     if ((ts != NULL && pointer_check(ts) != 0) || (seq != NULL && pointer_check(seq) != 0) ||
         (dropped != NULL && pointer_check(dropped) != 0) || scale == 0) {
         problem(m, "%s: timestamp, sequence and dropped must be JSON pointers and "
@@ -495,6 +500,7 @@ static void parse_event(source_meta *m, name_space *ns, json_t *jm, const char *
     e.ts_scale = scale;
     e.sequence = dup_or_null(seq);
     e.dropped = dup_or_null(dropped);
+    e.replay = json_is_true(replay);
     meta_event *ne = realloc(m->events, (m->nevents + 1) * sizeof(*ne));
     if (ne == NULL)
         return;

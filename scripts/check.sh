@@ -11,7 +11,8 @@ set -u
 passed=0
 failed=0
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+failures=$(mktemp)
+trap 'rm -f "$log" "$failures"' EXIT
 
 # Tests that drive the PMDA through its features, re-run with the PMDA
 # under valgrind (errors and definite leaks fail the test).
@@ -22,6 +23,7 @@ for runner in "$@"; do
     CK_FORK=yes "$runner" >"$log" 2>&1
     rc=$?
     grep -E '^[0-9]+%|:[EF]:' "$log" || true
+    grep -E ':[EF]:' "$log" | sed "s|^|$runner: |" >>"$failures"
     line=$(grep -E '^[0-9]+%: Checks: ' "$log" | tail -1)
     if [ -z "$line" ]; then
         cat "$log"
@@ -46,6 +48,7 @@ phase() {
     "$@" >"$log" 2>&1
     rc=$?
     cat "$log"
+    grep -E '^FAIL' "$log" | sed "s|^|$name: |" >>"$failures"
     line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed" "$log" | tail -1)
     if [ -z "$line" ]; then
         echo "$name: no summary line (rc=$rc)"
@@ -77,5 +80,10 @@ if [ -x stap/check.sh ]; then
     phase stap ./stap/check.sh
 fi
 
+# Repeat what failed just above the summary, where a truncated log still shows it.
+if [ -s "$failures" ]; then
+    echo "== failed"
+    cat "$failures"
+fi
 echo "check: $passed passed, $failed failed"
 [ $failed -eq 0 ]

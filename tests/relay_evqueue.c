@@ -57,6 +57,31 @@ START_TEST(evqueue_clients_see_only_new_records_in_order)
 }
 END_TEST
 
+START_TEST(evqueue_replay_gives_late_clients_the_whole_stream)
+{
+    evqueue *q = evqueue_new(1 << 20);
+    evqueue_set_replay(q, true);
+    sink a = {0}, b = {0};
+    uint64_t missed;
+    for (int i = 0; i < 3; i++)
+        put(q, i);
+    /* the first client starts at the oldest record, not at the tail */
+    ck_assert_uint_eq(evqueue_read(q, 1, 1 << 20, &missed, collect, &a), 3);
+    ck_assert_int_eq(a.seen[0], 0);
+    put(q, 3);
+    ck_assert_uint_eq(evqueue_read(q, 1, 1 << 20, &missed, collect, &a), 1);
+    /* records every client read stay for the next one */
+    ck_assert_uint_eq(evqueue_read(q, 2, 1 << 20, &missed, collect, &b), 4);
+    ck_assert_int_eq(b.seen[0], 0);
+    ck_assert_int_eq(b.seen[3], 3);
+    ck_assert_uint_eq(missed, 0);
+    evqueue_stats st;
+    evqueue_get_stats(q, &st);
+    ck_assert_uint_eq(st.queued, 4);
+    evqueue_free(q);
+}
+END_TEST
+
 START_TEST(evqueue_bound_drops_oldest_and_reports_missed)
 {
     /* room for about 10 records */
@@ -112,6 +137,7 @@ Suite *evqueue_suite(void)
     Suite *s = suite_create("evqueue");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, evqueue_clients_see_only_new_records_in_order);
+    tcase_add_test(tc, evqueue_replay_gives_late_clients_the_whole_stream);
     tcase_add_test(tc, evqueue_bound_drops_oldest_and_reports_missed);
     tcase_add_test(tc, evqueue_read_is_bounded_per_call_and_end_client_frees);
     suite_add_tcase(s, tc);

@@ -16,4 +16,5 @@ Suite *events_suite(void);
 Suite *corpus_suite(void);
 Suite *instances_suite(void);
 Suite *trust_suite(void);
+Suite *runs_suite(void);
 #endif

@@ -346,6 +346,8 @@ qa_write_config() {
         # no SystemTap roots: a module loaded on this machine must not
         # leak into a test (QA_STAP_ROOTS='"/dir"' to name some)
         printf '    "stap_roots": [%s],\n' "${QA_STAP_ROOTS:-}"
+        # QA_CONFIG_EXTRA: more top-level keys, raw JSON ending in a comma
+        printf '%s' "${QA_CONFIG_EXTRA:-}"
         printf '    "poll_interval": %s\n}\n' "${QA_POLL_INTERVAL:-0.2}"
     } > "$file"
 }
@@ -370,7 +372,10 @@ qa_pmcd_start() {
     qa_use_pmcd_self
     {
         printf '%s' "$qa_agents"
-        printf '\n[access]\nallow "local:*" : all;\nallow "127.0.0.1" : all;\ndisallow ".*" : all;\n'
+        # QA_PMCD_ACCESS replaces the [access] rules (raw pmcd.conf lines)
+        printf '\n[access]\n%s\n' "${QA_PMCD_ACCESS:-allow \"local:*\" : all;
+allow \"127.0.0.1\" : all;
+disallow \".*\" : all;}"
     } > "$QA_PMCD_DIR/pmcd.conf"
     qa_pmns_write "$QA_PMCD_DIR/root"
     qa_agents=$saved_agents qa_roots=$saved_roots qa_pmns_body=$saved_body
