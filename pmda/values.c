@@ -3,6 +3,10 @@
 #include "pmda/fetch.h"
 #include "pmda/control.h"
 
+#include "relay/strmap.h"
+
+#include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -346,6 +350,72 @@ static bool is_histogram(const indom_ref *ir)
     return ir != NULL && ir->kind == INDOM_ARRAY && ir->src->meta->arrays[ir->index].histogram;
 }
 
+/* Labels from metadata go to PCP only when they fit PCP's label limits
+ * with room to spare.  A label set holds at most 255 labels, a name at
+ * most 254 bytes, and the set a client merges from the host's, the
+ * agent's, the indom's, the metric's and the instance's labels at most
+ * 65535 bytes of JSON.  Past those, pmdaAddLabels fails and PCP logs the
+ * whole text on every request (64 KB log lines, one per pminfo -l), or the
+ * metric's set passes here and then every client's merge fails ("labels
+ * merge failed") or drops it without a word.  So a metric's labels are
+ * published only when they are at most LABELS_MAX_COUNT labels,
+ * LABELS_MAX_JSON bytes of JSON and names of at most LABELS_MAX_NAME bytes;
+ * otherwise none of them are, and the source says so once. */
+#define LABELS_MAX_COUNT 64
+#define LABELS_MAX_JSON 4096
+#define LABELS_MAX_NAME 128
+
+bool values_labels_fit(const char *json, char *why, size_t whylen)
+{
+    size_t len = strlen(json);
+    if (len > LABELS_MAX_JSON) {
+        snprintf(why, whylen, "%zu bytes of JSON, more than %d", len, LABELS_MAX_JSON);
+        return false;
+    }
+    json_t *o = json_loads(json, 0, NULL);
+    bool ok = json_is_object(o);
+    if (!ok)
+        snprintf(why, whylen, "not a JSON object");
+    else if (json_object_size(o) > LABELS_MAX_COUNT) {
+        snprintf(why, whylen, "%zu labels, more than %d", json_object_size(o), LABELS_MAX_COUNT);
+        ok = false;
+    } else {
+        const char *key;
+        json_t *v;
+        json_object_foreach(o, key, v) {
+            if (strlen(key) > LABELS_MAX_NAME) {
+                snprintf(why, whylen, "a label name of %zu bytes, more than %d", strlen(key),
+                         LABELS_MAX_NAME);
+                ok = false;
+                break;
+            }
+        }
+    }
+    json_decref(o);
+    return ok;
+}
+
+/* Once per source, metric and label text (not on every request). */
+static void report_labels(source *s, const char *metric, const char *text, const char *why)
+{
+    static strmap *reported;
+    char key[4400];
+    snprintf(key, sizeof(key), "%.4000s\n%.300s\n%llx", s->dir, metric,
+             (unsigned long long)strmap_hash(text));
+    if (reported != NULL && strmap_count(reported) >= 10000) {
+        strmap_free(reported);
+        reported = NULL;
+    }
+    if (reported == NULL && (reported = strmap_new()) == NULL)
+        return;
+    if (strmap_get(reported, key, NULL))
+        return;
+    strmap_put(reported, key, 1);
+    source_report(s, "metric %s: labels not published: %s (at most %d labels, %d bytes of "
+                  "JSON, names of %d bytes)", metric, why, LABELS_MAX_COUNT, LABELS_MAX_JSON,
+                  LABELS_MAX_NAME);
+}
+
 int values_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
 {
     pmda_ctx *ctx = pmdaExtGetData(pmda);
@@ -355,9 +425,15 @@ int values_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
         const indom_ref *ir = indom_for(ctx, (pmInDom)ident, &slot);
         if (is_histogram(ir)) {
             pmdaAddLabels(lp, "{\"statistic\":\"histogram\"}");
+            /* escaped by jansson: units are free text from metadata */
             const char *bu = ir->src->meta->arrays[ir->index].bound_units;
-            if (bu != NULL && strchr(bu, '"') == NULL && strchr(bu, '\\') == NULL)
-                pmdaAddLabels(lp, "{\"bound_units\":\"%s\"}", bu);
+            json_t *o = bu != NULL ? json_pack("{s:s}", "bound_units", bu) : NULL;
+            char *text = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
+            char why[200];
+            if (text != NULL && values_labels_fit(text, why, sizeof(why)))
+                pmdaAddLabels(lp, "%s", text);
+            free(text);
+            json_decref(o);
         }
     } else if (type == PM_LABEL_ITEM) {
         const pmdaMetric *m = fetch_lookup(ctx, (pmID)ident);
@@ -368,8 +444,14 @@ int values_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
                  is_histogram(&ctx->indom_refs[ref->indom_slot]))
             pmdaAddLabels(lp, "{\"metrictype\":\"histogram\"}");
         if (ref != NULL && ref->kind == REF_SOURCE &&
-            ref->src->meta->metrics[ref->index].labels != NULL)
-            pmdaAddLabels(lp, "%s", ref->src->meta->metrics[ref->index].labels);
+            ref->src->meta->metrics[ref->index].labels != NULL) {
+            const meta_metric *mm = &ref->src->meta->metrics[ref->index];
+            char why[200];
+            if (values_labels_fit(mm->labels, why, sizeof(why)))
+                pmdaAddLabels(lp, "%s", mm->labels);
+            else
+                report_labels(ref->src, mm->name, mm->labels, why);
+        }
     }
     return pmdaLabel(ident, type, lp, pmda);
 }

@@ -22,4 +22,8 @@ void values_end_context(int context);
 int values_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda);
 int values_instance_labels(pmInDom indom, unsigned int inst, pmLabelSet **lp);
 
+/* Whether a metric's labels (a JSON object) fit the limits this agent
+ * keeps below PCP's (values.c); if not, false and why. */
+bool values_labels_fit(const char *json, char *why, size_t whylen);
+
 #endif

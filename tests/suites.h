@@ -16,5 +16,6 @@ Suite *events_suite(void);
 Suite *corpus_suite(void);
 Suite *instances_suite(void);
 Suite *trust_suite(void);
+Suite *labels_suite(void);
 Suite *runs_suite(void);
 #endif
