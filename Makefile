@@ -139,6 +139,14 @@ FUZZ_TARGETS := $(patsubst fuzz/%.c,%,$(wildcard fuzz/fuzz_*.c))
 FUZZ_FLAGS    = -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined \
                 $(shell pkg-config --cflags jansson 2>/dev/null)
 
+# the client's file parsers, for fuzz_stack_files
+FUZZ_CLIENT_SRCS = client/collapse_perf.c client/collapse_stap.c client/folded.c \
+                   client/stacksink.c client/stacktab.c client/strbuf.c client/xalloc.c
+
+build/fuzz/fuzz_stack_files: fuzz/fuzz_stack_files.c $(FUZZ_CLIENT_SRCS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_CLIENT_SRCS) -lm
+
 build/fuzz/%: fuzz/%.c $(RELAY_SRCS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(RELAY_SRCS) $(JANSSON_LIBS) $(EV_LIBS)

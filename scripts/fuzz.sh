@@ -32,6 +32,10 @@ seed() {   # seed TARGET DIR: copy the fixtures that fit the target
             printf 'bash;main;read_[k]' > "$dir/seed2" ;;
         fuzz_pointer)
             printf '/a/1/b~0c/d~1e' > "$dir/seed1"; printf '/' > "$dir/seed2" ;;
+        fuzz_stack_files)
+            cp fuzz/seeds/perf-script.txt "$dir/seed1"
+            cp fuzz/seeds/stap-backtrace.txt "$dir/seed2"
+            cp fuzz/seeds/folded.txt "$dir/seed3" ;;
         fuzz_config)
             printf '{"directory_list": ["/x"], "poll_interval": 0.5, "stap_roots": []}' > "$dir/seed2" ;;
     esac

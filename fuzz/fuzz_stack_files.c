@@ -1,0 +1,55 @@
+/* libFuzzer target: the client's file parsers (perf script text,
+ * SystemTap backtrace text, folded stacks), each fed the input line by
+ * line as `staprelay fold` streams a file, into one stack table. */
+#include "client/collapse_perf.h"
+#include "client/collapse_stap.h"
+#include "client/folded.h"
+#include "client/stacksink.h"
+#include "client/stacktab.h"
+
+#include <stdint.h>
+#include <string.h>
+
+typedef void (*line_fn)(void *arg, const char *s, size_t n);
+
+static void each_line(const uint8_t *data, size_t size, line_fn fn, void *arg)
+{
+    const char *p = (const char *)data, *end = p + size;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl != NULL ? (size_t)(nl - p) : (size_t)(end - p);
+        fn(arg, p, n);
+        p += n + (nl != NULL);
+    }
+}
+
+static void perf_line(void *arg, const char *s, size_t n) { perf_collapser_line(arg, s, n); }
+static void stap_line(void *arg, const char *s, size_t n) { stap_collapser_line(arg, s, n); }
+static void folded_line_fn(void *arg, const char *s, size_t n) { folded_feed(arg, s, n); }
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    stacktab *tab = stacktab_new();
+    stack_sink sink;
+    stack_sink_init(&sink, tab, 0, size > 0 && (data[0] & 1));
+
+    perf_options po = {.include_pid = size > 1 && (data[1] & 1),
+                       .include_tid = size > 1 && (data[1] & 2),
+                       .annotate_kernel = true, .annotate_jit = true,
+                       .include_addrs = size > 1 && (data[1] & 4)};
+    perf_collapser *pc = perf_collapser_new(&po, &sink);
+    each_line(data, size, perf_line, pc);
+    perf_collapser_finish(pc);
+    perf_collapser_free(pc);
+
+    stap_collapser *sc = stap_collapser_new(&sink);
+    each_line(data, size, stap_line, sc);
+    stap_collapser_finish(sc);
+    stap_collapser_free(sc);
+
+    each_line(data, size, folded_line_fn, &sink);
+
+    stack_sink_free(&sink);
+    stacktab_free(tab);
+    return 0;
+}
