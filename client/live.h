@@ -51,8 +51,8 @@ const char  *lw_stack(const live_window *w, uint32_t id, size_t *len);
 /* ---- atomic replacement ---------------------------------------------- */
 typedef int (*live_writer_fn)(FILE *out, void *arg);
 
-/* Write DIR/NAME via a temp file DIR/.NAME.XXXXXX (mode 0644 less the
- * umask), then rename(2) it over DIR/NAME.  writer returns 0, or -1 on
+/* Write DIR/NAME via a temp file DIR/.NAME.tmpXXXXXX (mode 0644 less
+ * the umask; see outfile.h), then rename(2) it over DIR/NAME.  writer returns 0, or -1 on
  * failure.  Returns 0, or -1 with a message in err (the temp file is
  * removed, DIR/NAME is left as it was). */
 int live_write_atomic(const char *dir, const char *name,

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "client/outfile.h"
 #include "client/xalloc.h"
 
 /* ---- interned, reference-counted stacks ------------------------------- */
@@ -202,49 +203,16 @@ const char *lw_stack(const live_window *w, uint32_t id, size_t *len)
 int live_write_atomic(const char *dir, const char *name,
                       live_writer_fn writer, void *arg, strbuf *err)
 {
-    strbuf tmp = STRBUF_INIT, dst = STRBUF_INIT;
-    sb_printf(&tmp, "%s/.%s.XXXXXX", dir, name);
-    sb_printf(&dst, "%s/%s", dir, name);
-    int rc = -1;
-    int fd = mkstemp(tmp.buf);
-    if (fd < 0) {
-        sb_printf(err, "%s: cannot create a temp file: %s", dir,
-                  strerror(errno));
-        goto out;
+    outfile of;
+    FILE *fp = outfile_open(&of, dir, name, err);
+    if (fp == NULL)
+        return -1;
+    if (writer(fp, arg) < 0) {
+        sb_printf(err, "%s/%s: write error", dir, name);
+        outfile_abort(&of);
+        return -1;
     }
-    mode_t um = umask(0);
-    umask(um);
-    if (fchmod(fd, 0644 & ~um) < 0) {
-        sb_printf(err, "%s: %s", tmp.buf, strerror(errno));
-        close(fd);
-        unlink(tmp.buf);
-        goto out;
-    }
-    FILE *fp = fdopen(fd, "w");
-    if (fp == NULL) {
-        sb_printf(err, "%s: %s", tmp.buf, strerror(errno));
-        close(fd);
-        unlink(tmp.buf);
-        goto out;
-    }
-    int wr = writer(fp, arg);
-    int bad = ferror(fp) || wr < 0;
-    bad |= fclose(fp) != 0;
-    if (bad) {
-        sb_printf(err, "%s: write error", tmp.buf);
-        unlink(tmp.buf);
-        goto out;
-    }
-    if (rename(tmp.buf, dst.buf) < 0) {
-        sb_printf(err, "%s: %s", dst.buf, strerror(errno));
-        unlink(tmp.buf);
-        goto out;
-    }
-    rc = 0;
-out:
-    sb_free(&tmp);
-    sb_free(&dst);
-    return rc;
+    return outfile_commit(&of, err);
 }
 
 /* ---- gaps -------------------------------------------------------------- */
