@@ -17,13 +17,16 @@ static const char diff_usage[] =
     "       staprelay diff [options] {-h BEFORE_HOST -h AFTER_HOST [-t INTERVAL] "
     "[-T END] | -a BEFORE -a AFTER [-S START] [-T END]} METRIC...\n"
     "       staprelay diff [options] -a ARCHIVE -S BEFORE_START [-T BEFORE_END] "
-    "-S AFTER_START [-T AFTER_END] METRIC...";
+    "-S AFTER_START [-T AFTER_END] METRIC...\n"
+    "       staprelay diff [options] {-h HOST[:PORT] [-t INTERVAL] | -a ARCHIVE} "
+    "--run BEFORE --run AFTER [-o FILE | --output-dir DIR [--name LABEL]] "
+    "[METRIC]";
 
 int cmd_diff(int argc, char **argv)
 {
     cmd_opts o;
-    int rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_DIFF | OPTS_TREE,
-                           argc, argv, diff_usage);
+    int rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_DIFF
+                               | OPTS_TREE | OPTS_RUN, argc, argv, diff_usage);
     if (rc)
         return rc == 1 ? 0 : rc;
     bool pcp = pcp_options_active(&o.pcp);
@@ -34,7 +37,18 @@ int cmd_diff(int argc, char **argv)
     }
     int nsrc = o.pcp.nhosts + o.pcp.narchives;
     bool windows = o.nstarts == 2 || o.nfinishes == 2;
-    if (pcp && (o.nfiles != 0 || (nsrc == 2 && windows)
+    if (o.nruns > 0 && (o.nruns != 2 || nsrc != 1 || o.nfiles != 0
+                        || o.nstarts || o.nfinishes)) {
+        fprintf(stderr, "staprelay diff: %s\nusage: %s\n", o.nruns != 2
+                ? "the two sides of --run are two runs: --run BEFORE --run "
+                  "AFTER"
+                : o.nstarts || o.nfinishes
+                ? "with --run the windows are the runs': -S/-T do not apply"
+                : "--run BEFORE --run AFTER take one -h HOST or one -a "
+                  "ARCHIVE, and no files", diff_usage);
+        return 2;
+    }
+    if (pcp && o.nruns == 0 && (o.nfiles != 0 || (nsrc == 2 && windows)
                 || (nsrc == 1 && (!windows || o.pcp.nhosts
                                   || o.nstarts == 1 || o.nfinishes == 1))
                 || nsrc > 2)) {
@@ -45,11 +59,27 @@ int cmd_diff(int argc, char **argv)
     }
     const char *side_name[2] = { o.nfiles ? o.files[0] : NULL,
                                  o.nfiles > 1 ? o.files[1] : NULL };
+    char run_side[2][300], subtitle[600];
     stacktab *tab = stacktab_new();
     if (!pcp) {
         rc = cmd_read_inputs(&o, o.files, 1, 0, tab);
         if (rc == 0)
             rc = cmd_read_inputs(&o, o.files + 1, 1, 1, tab);
+    } else if (o.nruns == 2) {
+        for (int side = 0; side < 2 && rc == 0; side++) {
+            pcp_options po = o.pcp;
+            po.run = o.runs[side];
+            rc = cmd_read_pcp(&o, &po, side, tab);
+        }
+        snprintf(run_side[0], sizeof run_side[0], "run %s", o.runs[0]);
+        snprintf(run_side[1], sizeof run_side[1], "run %s", o.runs[1]);
+        side_name[0] = run_side[0];
+        side_name[1] = run_side[1];
+        if (o.svg.subtitle == NULL) {
+            snprintf(subtitle, sizeof subtitle, "run %s vs run %s",
+                     o.runs[0], o.runs[1]);
+            o.svg.subtitle = subtitle;
+        }
     } else if (nsrc == 2) {
         pcp_options po = o.pcp;
         po.col_per_source = true;     /* both sides collected together */
@@ -77,7 +107,8 @@ int cmd_diff(int argc, char **argv)
     if (rc == 0 && o.normalize)
         stacktab_scale(tab, 0, t1 / t0, true);
     if (rc == 0) {
-        FILE *out = cmd_open_output(&o);
+        FILE *out = cmd_open_output(&o, o.folded_out ? "diff.folded"
+                                                     : "diff.svg");
         if (out == NULL) {
             rc = 1;
         } else if (o.folded_out) {
@@ -102,9 +133,10 @@ int cmd_diff(int argc, char **argv)
                 flamesvg_write(out, t, &o.svg);
             }
             flametree_free(t);
-            int crc = cmd_close_output(&o, out);
             if (rc == 0)
-                rc = crc;
+                rc = cmd_close_output(&o, out);
+            else
+                cmd_discard_output(&o, out);
         }
     }
     stacktab_free(tab);

@@ -16,13 +16,16 @@ static const char flame_usage[] =
     "[--hash] [--reverse] [--inverted] [--flamechart] [--sort name|weight] "
     "[--format svg|speedscope] [-o FILE] [FILE...]\n"
     "       staprelay flame [SVG options] {-h HOST[:PORT]... [-t INTERVAL] "
-    "[-T END] | -a ARCHIVE... [-S START] [-T END]} [--by-host] METRIC...";
+    "[-T END] | -a ARCHIVE... [-S START] [-T END]} [--by-host] METRIC...\n"
+    "       staprelay flame [SVG options] {-h HOST[:PORT] [-t INTERVAL] | "
+    "-a ARCHIVE} --run NAME [-o FILE | --output-dir DIR [--name LABEL]] "
+    "[METRIC]";
 
 int cmd_flame(int argc, char **argv)
 {
     cmd_opts o;
-    int rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_TREE, argc, argv,
-                           flame_usage);
+    int rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_TREE
+                               | OPTS_RUN, argc, argv, flame_usage);
     if (rc)
         return rc == 1 ? 0 : rc;
     const char *fmt = o.format ? o.format : "svg";
@@ -30,9 +33,17 @@ int cmd_flame(int argc, char **argv)
         fprintf(stderr, "staprelay flame: unknown --format %s\n", fmt);
         return 2;
     }
+    pcp_run run;
+    memset(&run, 0, sizeof run);
+    o.pcp.run_info = o.pcp.run ? &run : NULL;
     stacktab *tab = stacktab_new();
     stacktab_keep_sequence(tab, o.svg.flamechart);
     rc = cmd_read_inputs(&o, o.files, o.nfiles, 0, tab);
+    strbuf sub = STRBUF_INIT;
+    if (rc == 0 && o.pcp.run && o.svg.subtitle == NULL) {
+        cmd_run_subtitle(&sub, o.pcp.run, &run);
+        o.svg.subtitle = sub.buf;
+    }
     bool diff = stacktab_has_col1(tab);   /* 2-column folded input */
     double total = stacktab_total(tab, diff ? 1 : 0);
     if (rc == 0 && total <= 0)
@@ -41,10 +52,11 @@ int cmd_flame(int argc, char **argv)
         fprintf(stderr, "staprelay flame: stack count is low (%g). "
                 "Did something go wrong?\n", total);
     if (rc == 0) {
-        FILE *out = cmd_open_output(&o);
+        bool ss = strcmp(fmt, "speedscope") == 0;
+        FILE *out = cmd_open_output(&o, ss ? "flame.json" : "flame.svg");
         if (out == NULL) {
             rc = 1;
-        } else if (strcmp(fmt, "speedscope") == 0) {
+        } else if (ss) {
             speedscope_write(out, tab, diff ? 1 : 0,
                              o.svg.title ? o.svg.title : "staprelay flame",
                              "none");
@@ -64,5 +76,7 @@ int cmd_flame(int argc, char **argv)
         }
     }
     stacktab_free(tab);
+    sb_free(&sub);
+    pcp_run_free(&run);
     return rc;
 }

@@ -33,7 +33,7 @@ int cmd_fold(int argc, char **argv)
     if (rc == 0 && stacktab_total(tab, 0) + stacktab_total(tab, 1) <= 0)
         rc = cmd_empty_input(&o);
     if (rc == 0) {
-        FILE *out = cmd_open_output(&o);
+        FILE *out = cmd_open_output(&o, NULL);
         if (out == NULL) {
             rc = 1;
         } else {

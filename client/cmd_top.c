@@ -31,7 +31,7 @@ int cmd_top(int argc, char **argv)
         top_result *r = top_compute(tab, col);
         bool total = strcmp(o.by, "total") == 0;
         top_sort(r, total);
-        FILE *out = cmd_open_output(&o);
+        FILE *out = cmd_open_output(&o, NULL);
         if (out == NULL) {
             rc = 1;
         } else {

@@ -6,6 +6,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "client/xalloc.h"
 
 enum {
     O_INPUT_FORMAT = 256, O_PID, O_TID, O_KERNEL, O_JIT, O_ALL, O_ADDRS,
@@ -13,7 +17,7 @@ enum {
     O_FONTSIZE, O_FONTTYPE, O_FONTWIDTH, O_MINWIDTH, O_COLORS, O_HASH,
     O_REVERSE, O_INVERTED, O_FLAMECHART, O_SORT, O_FORMAT, O_NOTES,
     O_NORMALIZE, O_STRIP_HEX, O_NEGATE, O_ELIDED, O_FOLDED, O_LIMIT, O_BY,
-    O_HELP, O_METRIC, O_BY_HOST,
+    O_HELP, O_METRIC, O_BY_HOST, O_RUN, O_OUTPUT_DIR, O_NAME,
 };
 
 static const struct option long_opts[] = {
@@ -58,12 +62,17 @@ static const struct option long_opts[] = {
     { "finish",       required_argument, NULL, 'T' },
     { "metric",       required_argument, NULL, O_METRIC },
     { "by-host",      no_argument,       NULL, O_BY_HOST },
+    { "run",          required_argument, NULL, O_RUN },
+    { "output-dir",   required_argument, NULL, O_OUTPUT_DIR },
+    { "name",         required_argument, NULL, O_NAME },
     { "help",         no_argument,       NULL, O_HELP },
     { NULL, 0, NULL, 0 },
 };
 
 static int group_of(int opt)
 {
+    if (opt == O_RUN || opt == O_OUTPUT_DIR || opt == O_NAME)
+        return OPTS_RUN;
     if (opt == 'h' || opt == 'a' || opt == 't' || opt == 'S' || opt == 'T'
         || opt == O_METRIC || opt == O_BY_HOST)
         return OPTS_PCP;
@@ -99,6 +108,66 @@ static int usage_error(const cmd_opts *o, const char *usage, const char *msg,
             arg ? ": " : "", arg ? arg : "");
     fprintf(stderr, "usage: %s\n", usage);
     return 2;
+}
+
+/* The stem of --output-dir's file names. */
+static void output_stem(const cmd_opts *o, strbuf *sb)
+{
+    if (o->label)
+        sb_adds(sb, o->label);
+    else if (o->nruns == 2)
+        sb_printf(sb, "%s-vs-%s", o->runs[0], o->runs[1]);
+    else if (o->nruns == 1)
+        sb_adds(sb, o->runs[0]);
+}
+
+char *cmd_output_name(const cmd_opts *o, const char *kind)
+{
+    if (o->output_dir == NULL || kind == NULL)
+        return NULL;
+    strbuf sb = STRBUF_INIT;
+    output_stem(o, &sb);
+    sb_printf(&sb, "-%s", kind);
+    return sb_steal(&sb);
+}
+
+static int check_output_dir(const cmd_opts *o, const char *usage)
+{
+    if (o->label && o->output_dir == NULL)
+        return usage_error(o, usage, "--name LABEL names the files that "
+                           "--output-dir writes; give --output-dir DIR", NULL);
+    if (o->output_dir == NULL)
+        return 0;
+    if (o->output)
+        return usage_error(o, usage, "-o and --output-dir exclude each other",
+                           NULL);
+    if (o->label == NULL && o->nruns == 0)
+        return usage_error(o, usage, "--output-dir names its files after the "
+                           "run (--run NAME); without a run, give --name "
+                           "LABEL", NULL);
+    strbuf stem = STRBUF_INIT;
+    output_stem(o, &stem);
+    bool ok = outfile_stem_ok(stem.buf);
+    sb_free(&stem);
+    if (!ok) {
+        fprintf(stderr, "staprelay %s: --output-dir: %s%s is not usable in a "
+                "file name (1 to 200 of A-Z a-z 0-9 . _ + -, not starting "
+                "with . or -)%s\n", o->command,
+                o->label ? "--name " : "the run name ",
+                o->label ? o->label : o->nruns == 2 ? "pair" : o->runs[0],
+                o->label ? "" : "; give --name LABEL");
+        return 2;
+    }
+    struct stat st;
+    if (stat(o->output_dir, &st) < 0 || !S_ISDIR(st.st_mode)
+        || access(o->output_dir, W_OK | X_OK) < 0) {
+        int e = errno;
+        fprintf(stderr, "staprelay %s: --output-dir %s: %s\n", o->command,
+                o->output_dir, stat(o->output_dir, &st) < 0 ? strerror(e)
+                : !S_ISDIR(st.st_mode) ? "not a directory" : strerror(e));
+        return 2;
+    }
+    return 0;
 }
 
 int cmdopts_parse(cmd_opts *o, int groups, int argc, char **argv,
@@ -169,6 +238,22 @@ int cmdopts_parse(cmd_opts *o, int groups, int argc, char **argv,
             o->metric_opt = true;
             break;
         case O_BY_HOST: o->pcp.by_host = true; break;
+        case O_RUN:
+            if (o->nruns == ((groups & OPTS_DIFF) ? 2 : 1))
+                return usage_error(o, usage, (groups & OPTS_DIFF)
+                                   ? "--run given more than twice"
+                                   : "--run given twice", optarg);
+            if (*optarg == '\0')
+                return usage_error(o, usage, "--run needs a run name", NULL);
+            o->runs[o->nruns++] = optarg;
+            break;
+        case O_OUTPUT_DIR:
+            if (*optarg == '\0')
+                return usage_error(o, usage, "--output-dir needs a directory",
+                                   NULL);
+            o->output_dir = optarg;
+            break;
+        case O_NAME: o->label = optarg; break;
         case O_INPUT_FORMAT:
             if (!input_format_parse(optarg, &o->in.format))
                 return usage_error(o, usage, "unknown input format", optarg);
@@ -268,6 +353,10 @@ int cmdopts_parse(cmd_opts *o, int groups, int argc, char **argv,
             o->pcp.metrics[o->pcp.nmetrics++] = o->files[i];
         o->nfiles = 0;
     }
+    o->pcp.run = o->nruns ? o->runs[0] : NULL;
+    int orc = check_output_dir(o, usage);
+    if (orc != 0)
+        return orc;
     strbuf err = STRBUF_INIT;
     pcp_options check = o->pcp;
     if (check.nmetrics == 0 && !pcp_options_active(&check))
@@ -308,9 +397,16 @@ int cmd_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
     if (st.records == 0)
         fprintf(stderr, "staprelay %s: no event records%s\n", o->command,
                 po->nhosts ? " arrived" : " in the archive");
+    else if (st.stacks == 0 && st.outside && st.run_window)
+        fprintf(stderr, "staprelay %s: all %" PRIu64 " records are outside "
+                "run %s's time window\n", o->command, st.outside, po->run);
     else if (st.stacks == 0 && st.outside)
         fprintf(stderr, "staprelay %s: all %" PRIu64 " records are outside "
                 "the -S/-T window\n", o->command, st.outside);
+    else if (st.outside && st.run_window)
+        fprintf(stderr, "staprelay %s: left out %" PRIu64 " records from "
+                "outside run %s's time window (another run of the same "
+                "script)\n", o->command, st.outside, po->run);
     return 0;
 }
 
@@ -351,8 +447,18 @@ int cmd_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
     return 0;
 }
 
-FILE *cmd_open_output(const cmd_opts *o)
+FILE *cmd_open_output(cmd_opts *o, const char *kind)
 {
+    if (o->output_dir && kind) {
+        char *name = cmd_output_name(o, kind);
+        strbuf err = STRBUF_INIT;
+        FILE *fp = outfile_open(&o->outf, o->output_dir, name, &err);
+        if (fp == NULL)
+            fprintf(stderr, "staprelay %s: %s\n", o->command, err.buf);
+        sb_free(&err);
+        free(name);
+        return fp;
+    }
     if (o->output == NULL || strcmp(o->output, "-") == 0)
         return stdout;
     FILE *fp = fopen(o->output, "w");
@@ -362,8 +468,22 @@ FILE *cmd_open_output(const cmd_opts *o)
     return fp;
 }
 
-int cmd_close_output(const cmd_opts *o, FILE *out)
+int cmd_close_output(cmd_opts *o, FILE *out)
 {
+    if (o->outf.fp != NULL && out == o->outf.fp) {
+        strbuf err = STRBUF_INIT;
+        char *path = xstrdup(o->outf.dst);
+        int rc = 0;
+        if (outfile_commit(&o->outf, &err) < 0) {
+            fprintf(stderr, "staprelay %s: %s\n", o->command, err.buf);
+            rc = 1;
+        } else {
+            fprintf(stderr, "staprelay %s: wrote %s\n", o->command, path);
+        }
+        free(path);
+        sb_free(&err);
+        return rc;
+    }
     int bad = ferror(out);
     if (out == stdout)
         bad |= fflush(out) != 0;
@@ -377,11 +497,37 @@ int cmd_close_output(const cmd_opts *o, FILE *out)
     return 0;
 }
 
+void cmd_discard_output(cmd_opts *o, FILE *out)
+{
+    if (o->outf.fp != NULL && out == o->outf.fp) {
+        outfile_abort(&o->outf);
+    } else if (out == stdout) {
+        fflush(out);
+    } else if (out != NULL) {
+        fclose(out);
+    }
+}
+
+void cmd_run_subtitle(strbuf *sb, const char *name, const pcp_run *r)
+{
+    sb_printf(sb, "run %s", name);
+    if (r->request && r->request[0]) {
+        sb_adds(sb, ": ");
+        pcp_run_text(sb, r->request, 120);
+    }
+    if (r->name)        /* parsed: the state is known */
+        sb_printf(sb, " (%s)", pcp_run_state_name(r->state));
+}
+
 int cmd_empty_input(const cmd_opts *o)
 {
     if (pcp_options_active(&o->pcp) && o->nfiles == 0) {
-        fprintf(stderr, "staprelay %s: no stack samples from %s\n",
-                o->command, o->pcp.metrics[0]);
+        if (o->pcp.run)
+            fprintf(stderr, "staprelay %s: no stack samples from run %s\n",
+                    o->command, o->pcp.run);
+        else
+            fprintf(stderr, "staprelay %s: no stack samples from %s\n",
+                    o->command, o->pcp.metrics[0]);
         return 2;
     }
     fprintf(stderr, "staprelay %s: no stack samples found in the input "

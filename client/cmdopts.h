@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include "client/flamesvg.h"
 #include "client/input.h"
+#include "client/outfile.h"
 #include "client/pcp_input.h"
 #include "client/stacktab.h"
 
@@ -19,6 +20,7 @@ enum {
     OPTS_TOP   = 1 << 3,   /* --limit --by */
     OPTS_TREE  = 1 << 4,   /* --reverse --sort */
     OPTS_PCP   = 1 << 5,   /* -h -a -t -S -T --metric --by-host */
+    OPTS_RUN   = 1 << 6,   /* --run --output-dir --name */
 };
 
 typedef struct cmd_opts {
@@ -44,6 +46,14 @@ typedef struct cmd_opts {
     int           nstarts;
     const char   *finishes[2];
     int           nfinishes;
+    /* Runs (docs/runs.md): --run NAME (diff: twice, BEFORE and AFTER);
+     * pcp.run is runs[0].  --output-dir DIR writes DIR/STEM-KIND, STEM
+     * being --name LABEL, else the run name, else "A-vs-B" for diff. */
+    const char   *runs[2];
+    int           nruns;
+    const char   *output_dir;
+    const char   *label;       /* --name */
+    outfile       outf;        /* the open --output-dir file */
 } cmd_opts;
 
 /* Parse argv (argv[0] is the command name).  Returns 0, or 2 after
@@ -63,10 +73,24 @@ int cmd_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
 int cmd_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
                  stacktab *tab);
 
-/* Open -o (or stdout).  Returns NULL after printing an error. */
-FILE *cmd_open_output(const cmd_opts *o);
-/* Close it; returns 0, or 1 after printing a write error. */
-int cmd_close_output(const cmd_opts *o, FILE *out);
+/* Open -o (or stdout), or with --output-dir the temp file of
+ * DIR/STEM-kind (kind: "flame.svg", "heatmap.html", ...; NULL for
+ * commands without --output-dir).  Returns NULL after printing an
+ * error. */
+FILE *cmd_open_output(cmd_opts *o, const char *kind);
+/* Close it (--output-dir: rename the temp file into place and say so
+ * on stderr); returns 0, or 1 after printing a write error. */
+int cmd_close_output(cmd_opts *o, FILE *out);
+/* Give up on it after a failure: --output-dir removes the temp file
+ * (DIR/STEM-kind stays as it was); -o FILE and stdout are closed. */
+void cmd_discard_output(cmd_opts *o, FILE *out);
+/* The file name --output-dir writes for kind ("NAME-flame.svg"), or
+ * NULL without --output-dir.  Caller frees. */
+char *cmd_output_name(const cmd_opts *o, const char *kind);
+
+/* "run NAME: REQUEST (STATE)", for a subtitle or a description; the
+ * request is the run's, made safe (pcp_run_text). */
+void cmd_run_subtitle(strbuf *sb, const char *name, const pcp_run *r);
 
 /* The "no stacks" error (exit status 2). */
 int cmd_empty_input(const cmd_opts *o);

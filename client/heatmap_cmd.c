@@ -20,7 +20,10 @@ static const char heatmap_usage[] =
     "[--format html|svg|json] [--title T] [input options] [-o FILE] "
     "[PERF-SCRIPT-FILE...]\n"
     "       staprelay heatmap [heatmap options] {-h HOST[:PORT]... "
-    "[-t INTERVAL] [-T END] | -a ARCHIVE... [-S START] [-T END]} METRIC...";
+    "[-t INTERVAL] [-T END] | -a ARCHIVE... [-S START] [-T END]} METRIC...\n"
+    "       staprelay heatmap [heatmap options] {-h HOST[:PORT] [-t INTERVAL] "
+    "| -a ARCHIVE} --run NAME [-o FILE | --output-dir DIR [--name LABEL]] "
+    "[METRIC]";
 
 typedef struct hm_ctx {
     heatmap *h;
@@ -151,9 +154,14 @@ static int own_options(int *argc, char **argv, int *rows, bool *enhance,
     return 0;
 }
 
-static void describe(strbuf *sb, const cmd_opts *o, const heatmap *h)
+static void describe(strbuf *sb, const cmd_opts *o, const heatmap *h,
+                     const pcp_run *run)
 {
     const pcp_options *p = &o->pcp;
+    if (p->run) {
+        cmd_run_subtitle(sb, p->run, run);
+        sb_adds(sb, " from ");
+    }
     if (p->nhosts) {
         sb_adds(sb, "pmcd ");
         for (int i = 0; i < p->nhosts; i++)
@@ -165,6 +173,8 @@ static void describe(strbuf *sb, const cmd_opts *o, const heatmap *h)
     }
     for (int i = 0; i < p->nmetrics; i++)
         sb_printf(sb, "%s%s", i ? ", " : " metric ", p->metrics[i]);
+    if (p->run && p->nmetrics == 0 && run->nevents > 0)
+        sb_printf(sb, " metric %s", run->events[0]);
     if (o->nfiles) {
         sb_adds(sb, pcp_options_active(p) ? "; perf script " : "perf script ");
         for (int i = 0; i < o->nfiles; i++)
@@ -194,8 +204,8 @@ int cmd_heatmap(int argc, char **argv)
     int rc = own_options(&argc, args, &rows, &enhance, &keep_idle);
     cmd_opts o;
     if (rc == 0)
-        rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG, argc, args,
-                           heatmap_usage);
+        rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_RUN,
+                           argc, args, heatmap_usage);
     if (rc) {
         free(args);
         return rc == 1 ? 0 : rc;
@@ -207,6 +217,9 @@ int cmd_heatmap(int argc, char **argv)
         free(args);
         return 2;
     }
+    pcp_run run;
+    memset(&run, 0, sizeof run);
+    o.pcp.run_info = o.pcp.run ? &run : NULL;
     heatmap *h = heatmap_new(keep_idle);
     hm_ctx ctx = { h, -1 };
     if (pcp_options_active(&o.pcp)) {
@@ -234,12 +247,15 @@ int cmd_heatmap(int argc, char **argv)
             fprintf(stderr, "staprelay heatmap: %.*s\n", (int)(nl - p), p);
         }
         sb_free(&w);
-        FILE *out = cmd_open_output(&o);
+        FILE *out = cmd_open_output(&o, strcmp(fmt, "json") == 0
+                                        ? "heatmap.json"
+                                        : strcmp(fmt, "svg") == 0
+                                        ? "heatmap.svg" : "heatmap.html");
         if (out == NULL) {
             rc = 1;
         } else {
             strbuf src = STRBUF_INIT;
-            describe(&src, &o, h);
+            describe(&src, &o, h, &run);
             hm_output ho = { o.svg.title, src.buf, enhance };
             if (strcmp(fmt, "json") == 0)
                 heatmap_write_json(out, h);
@@ -253,6 +269,7 @@ int cmd_heatmap(int argc, char **argv)
     }
     sb_free(&err);
     heatmap_free(h);
+    pcp_run_free(&run);
     free(args);
     return rc;
 }

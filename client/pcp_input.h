@@ -13,13 +13,24 @@
  * Archive: every archive record is read in order (pmFetchArchive); each
  * event record is kept when its own timestamp (not the fetch time at
  * which pmlogger stored it) lies in the -S/-T window, parsed by
- * pmParseTimeWindow against that archive's bounds. */
+ * pmParseTimeWindow against that archive's bounds.
+ *
+ * Runs (--run NAME, docs/runs.md): the run is looked up in
+ * staprelay.control.runs (one source only).  Live: while it is queued,
+ * or running without an event metric yet, its state is polled every
+ * interval; then its first event metric (or the one named) is fetched
+ * every interval, records kept only inside the run's window
+ * (pcp_run_window), until the state is done, failed or stopped and a
+ * fetch at least a second after that brought no record of the run.
+ * Archive: the last recorded value of the run gives the event metric
+ * and the window (-S/-T, when given, replace the window). */
 #ifndef STAPRELAY_PCP_INPUT_H
 #define STAPRELAY_PCP_INPUT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include "client/input.h"
+#include "client/pcp_run.h"
 #include "client/stacktab.h"
 #include "client/strbuf.h"
 
@@ -38,6 +49,10 @@ typedef struct pcp_options {
     const char *finish;     /* -T */
     bool        by_host;    /* --by-host: host name as the root frame */
     bool        col_per_source; /* source i fills stacktab column i (diff) */
+    const char *run;        /* --run NAME: that run's records (one source;
+                             * the metric defaults to its first event) */
+    pcp_run    *run_info;   /* optional: receives the run as last seen
+                             * (caller pcp_run_free()s it) */
     /* Live streaming hooks (staprelay live), optional.  on_stack gets
      * each sample's folded stack instead of the table (which may then
      * be NULL); on_round runs after every round of fetches (the first,
@@ -57,7 +72,8 @@ typedef struct pcp_stats {
     uint64_t stacks;     /* samples delivered to the stack table */
     uint64_t missed;     /* records the PMDA reported lost */
     uint64_t ignored;    /* records without a (usable) stack or count */
-    uint64_t outside;    /* archive records outside the -S/-T window */
+    uint64_t outside;    /* records outside the -S/-T or run window */
+    bool     run_window; /* the window was the run's, not -S/-T */
     uint64_t fetches;
     bool     interrupted;
 } pcp_stats;
