@@ -21,7 +21,7 @@
  * interval; then its first event metric (or the one named) is fetched
  * every interval, records kept only inside the run's window
  * (pcp_run_window), until the state is done, failed or stopped and a
- * fetch at least a second after that brought no record of the run.
+ * fetch at least half a second after that brought no record of the run.
  * Archive: the last recorded value of the run gives the event metric
  * and the window (-S/-T, when given, replace the window). */
 #ifndef STAPRELAY_PCP_INPUT_H
@@ -51,8 +51,9 @@ typedef struct pcp_options {
     bool        col_per_source; /* source i fills stacktab column i (diff) */
     const char *run;        /* --run NAME: that run's records (one source;
                              * the metric defaults to its first event) */
-    pcp_run    *run_info;   /* optional: receives the run as last seen
-                             * (caller pcp_run_free()s it) */
+    pcp_run    *run_info;   /* optional: receives the run as last seen,
+                             * all zero if it was never read (caller
+                             * pcp_run_free()s it) */
     /* Live streaming hooks (staprelay live), optional.  on_stack gets
      * each sample's folded stack instead of the table (which may then
      * be NULL); on_round runs after every round of fetches (the first,
