@@ -204,7 +204,8 @@ static void discover(relay *r)
     for (size_t i = r->nsources; i-- > 0;)
         if (!r->sources[i]->seen)
             bury_source(r, i);
-    qsort(r->sources, r->nsources, sizeof(*r->sources), source_order);
+    if (r->nsources > 1)   /* sources is NULL while there are none */
+        qsort(r->sources, r->nsources, sizeof(*r->sources), source_order);
 }
 
 /* The first source (trusted first, then by path) owns a prefix; later

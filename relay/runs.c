@@ -333,6 +333,7 @@ static char *new_name(const runs *rs, const char *script, double now)
 
 static void schedule(runs *rs);
 static void prune(runs *rs);
+static void note_run_sources(run *r);
 
 static void note_prefix(run *r, const char *line)
 {
@@ -345,6 +346,7 @@ static void note_prefix(run *r, const char *line)
     if (n > 0 && n < 128) {
         r->prefix = strndup(p, n);
         changed(r);
+        note_run_sources(r);   /* the source may have appeared already */
     }
 }
 
@@ -455,6 +457,7 @@ static void finish(run *r, int status)
     }
     signal_group(r, SIGKILL);   /* nothing of the run outlives it */
     r->pid = 0;
+    note_run_sources(r);        /* a short run may end between two polls */
     r->ended = wall_now();
     if (r->stop_requested) {
         r->state = RUN_STOPPED;
@@ -722,32 +725,38 @@ int runs_stop(runs *rs, const char *name)
     return -ESRCH;
 }
 
+static void note_run_sources(run *r)
+{
+    const relay *rl = r->owner->relay;
+    if (rl == NULL || r->prefix == NULL)
+        return;
+    for (size_t k = 0; k < rl->nsources; k++) {
+        const source *s = rl->sources[k];
+        const char *p = source_prefix(s);
+        if (p == NULL || s->meta == NULL || strcmp(p, r->prefix) != 0)
+            continue;
+        const source_meta *m = s->meta;
+        if (m->nevents == r->nevents)
+            return;   /* a script's events do not change while it runs */
+        char **ev = calloc(m->nevents ? m->nevents : 1, sizeof(char *));
+        if (ev == NULL)
+            return;
+        for (size_t e = 0; e < m->nevents; e++)
+            ev[e] = strdup(m->events[e].name);
+        free_strv(r->events, r->nevents);
+        r->events = ev;
+        r->nevents = m->nevents;
+        changed(r);
+        return;
+    }
+}
+
 void runs_note_sources(runs *rs, const relay *rl)
 {
-    for (size_t i = 0; i < rs->n; i++) {
-        run *r = rs->v[i];
-        if (r->state != RUN_RUNNING || r->prefix == NULL)
-            continue;
-        for (size_t k = 0; k < rl->nsources; k++) {
-            const source *s = rl->sources[k];
-            const char *p = source_prefix(s);
-            if (p == NULL || s->meta == NULL || strcmp(p, r->prefix) != 0)
-                continue;
-            const source_meta *m = s->meta;
-            if (m->nevents == r->nevents)
-                break;   /* a script's events do not change while it runs */
-            char **ev = calloc(m->nevents ? m->nevents : 1, sizeof(char *));
-            if (ev == NULL)
-                break;
-            for (size_t e = 0; e < m->nevents; e++)
-                ev[e] = strdup(m->events[e].name);
-            free_strv(r->events, r->nevents);
-            r->events = ev;
-            r->nevents = m->nevents;
-            changed(r);
-            break;
-        }
-    }
+    rs->relay = rl;
+    for (size_t i = 0; i < rs->n; i++)
+        if (rs->v[i]->state == RUN_RUNNING)
+            note_run_sources(rs->v[i]);
 }
 
 size_t runs_count(const runs *rs)

@@ -29,6 +29,7 @@ typedef struct runs {
     char *command;           /* the staprelay command (owned) */
     char *directory;         /* --dir for the perf backend (owned) */
     log_sink log;
+    const struct relay *relay; /* where runs' sources appear (borrowed) */
     run **v;                 /* oldest request first */
     size_t n;
     uint64_t requests;       /* store requests seen */
@@ -53,8 +54,9 @@ int runs_request(runs *rs, const char *text);
  * run still active. */
 int runs_stop(runs *rs, const char *name);
 
-/* Record the event streams of running runs whose prefix has a source now
- * (call after each namespace change). */
+/* Record the event streams of running runs whose prefix has a source now.
+ * The relay is remembered: runs also look when a run names its prefix
+ * and when it ends.  Call after each namespace change. */
 void runs_note_sources(runs *rs, const struct relay *r);
 
 size_t runs_count(const runs *rs);

@@ -16,7 +16,7 @@ trap 'rm -f "$log" "$failures"' EXIT
 
 # Tests that drive the PMDA through its features, re-run with the PMDA
 # under valgrind (errors and definite leaks fail the test).
-VALGRIND_QA="010 020 021 022 025 026 027 030 031 041 042 043 044 045 046"
+VALGRIND_QA="010 020 021 022 025 026 027 030 031 041 042 043 044 045 046 086 092 097"
 
 for runner in "$@"; do
     echo "== $runner"
@@ -66,12 +66,15 @@ phase qa ./qa/run
 # qa/run takes test-name prefixes; re-label its summary for this phase
 vg_run() { QA_VALGRIND=1 ./qa/run $VALGRIND_QA | sed 's/^qa: /valgrind: /'; }
 phase valgrind vg_run
-# The PMDA built with ASan/UBSan under the PMDA's own qa tests (0xx-04x):
-# a sanitizer report aborts the PMDA, which fails the test.
+# The PMDA built with ASan/UBSan under the whole qa suite: a sanitizer
+# report aborts the PMDA, which fails the test.
 asan_qa() {
-    # (012 prints the binary's path, 014 runs it under valgrind: not these)
-    tests=$(cd qa && ls | grep -E '^0[1-4][0-9]-[^.]*$' | grep -v -e '^012-' -e '^014-')
-    QA_STAPRELAY_BIN=$PWD/build/asan/pmdastaprelay ./qa/run $tests | sed 's/^qa: /asan: /'
+    # not: 00x (the harness itself), 012 (prints the binary's path), 014
+    # (runs it under valgrind), 080 (installs the plain build)
+    tests=$(cd qa && ls | grep -E '^[0-9]{3}-[^.]*$' |
+            grep -v -e '^00' -e '^012-' -e '^014-' -e '^080-')
+    QA_SANITIZED=1 QA_STAPRELAY_BIN=$PWD/build/asan/pmdastaprelay ./qa/run $tests |
+        sed 's/^qa: /asan: /'
 }
 phase asan asan_qa
 fuzz_run() { make -s --no-print-directory fuzz FUZZ_SECONDS=${CHECK_FUZZ_SECONDS:-3}; }

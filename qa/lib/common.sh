@@ -46,6 +46,9 @@ QA_SYS_PMDAS_DIR=$PCP_PMDAS_DIR
 # ---- locations ------------------------------------------------------------
 QA_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 QA_SRC=$(cd "$QA_DIR/.." && pwd)          # repository root
+# Sanitizer builds of the PMDA (make check's asan pass): PCP's own leaks
+# are suppressed; ours are reported.
+export LSAN_OPTIONS="suppressions=$QA_SRC/qa/lib/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 seq=$(basename "$0")
 seq=${seq%.sh}
 # qa/run passes qa_full (a file it moves to qa/ later) and QA_FULL_NAME;
@@ -490,6 +493,18 @@ qa_pmcd_stop() {
         fi
     done
     qa_log "pmcd $pid stopped"
+    # A sanitizer build reports into its log (stderr): UBSan carries on
+    # and LeakSanitizer speaks only at exit, so look rather than hope
+    # for a crash.
+    for p in "$QA_PMCD_DIR"/log/staprelay*.log; do
+        [ -f "$p" ] || continue
+        if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$p"; then
+            qa_fail "sanitizer report in the PMDA's log ($(basename "$p"), see $qa_full_name)"
+            { echo "== $p (sanitizer)"; grep -E -A20 'Sanitizer|runtime error:' "$p"; } >> "$qa_full"
+            sed -i -E 's/(ERROR: (Address|Leak)Sanitizer|runtime error:)/SEEN \1/' "$p"
+            rc=1
+        fi
+    done
     for p in "$QA_PMCD_DIR"/log/valgrind.*.log; do
         [ -s "$p" ] || continue
         qa_fail "valgrind reported errors in the PMDA ($(basename "$p"), see $qa_full_name)"
