@@ -10,10 +10,18 @@
  * map without bound (ids stay hash-derived, so little changes). */
 #define INST_TABLE_MAX_NAMES 1000000
 
+/* Names longer than this are not remembered after they leave. */
+#define DEPARTED_MAX_NAME 4096
+
 struct inst_table {
     strmap *ids;     /* name -> id */
     strmap *used;    /* decimal id -> 1 */
     size_t cursor;
+    struct departed {
+        unsigned int inst;
+        char *name;  /* owned; NULL when the slot is empty */
+    } departed[INST_TABLE_DEPARTED];
+    size_t departed_next;   /* ring position */
 };
 
 inst_table *inst_table_new(void)
@@ -36,7 +44,45 @@ void inst_table_free(inst_table *t)
         return;
     strmap_free(t->ids);
     strmap_free(t->used);
+    for (size_t i = 0; i < INST_TABLE_DEPARTED; i++)
+        free(t->departed[i].name);
     free(t);
+}
+
+/* Remember the members of idp that are not in the new set (ids). */
+static void note_departures(inst_table *t, const pmdaIndom *idp, const int *ids, size_t n)
+{
+    strmap *now = strmap_new();
+    if (now == NULL)
+        return;
+    char key[16];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(key, sizeof(key), "%d", ids[i]);
+        strmap_put(now, key, 1);
+    }
+    for (int i = 0; i < idp->it_numinst; i++) {
+        snprintf(key, sizeof(key), "%d", idp->it_set[i].i_inst);
+        if (strmap_get(now, key, NULL) || strlen(idp->it_set[i].i_name) > DEPARTED_MAX_NAME)
+            continue;
+        struct departed *d = &t->departed[t->departed_next];
+        t->departed_next = (t->departed_next + 1) % INST_TABLE_DEPARTED;
+        free(d->name);
+        d->name = strdup(idp->it_set[i].i_name);
+        d->inst = (unsigned int)idp->it_set[i].i_inst;
+    }
+    strmap_free(now);
+}
+
+const char *inst_table_departed(const inst_table *t, unsigned int inst)
+{
+    /* newest first: an id that left twice answers with its latest name */
+    for (size_t k = 1; k <= INST_TABLE_DEPARTED; k++) {
+        const struct departed *d =
+            &t->departed[(t->departed_next + INST_TABLE_DEPARTED - k) % INST_TABLE_DEPARTED];
+        if (d->name != NULL && d->inst == inst)
+            return d->name;
+    }
+    return NULL;
 }
 
 int inst_table_id(inst_table *t, const char *name, bool is_number, int64_t number)
@@ -77,22 +123,29 @@ void inst_table_clear(pmdaIndom *idp)
 int inst_table_fill(inst_table *t, pmdaIndom *idp, const char *const *names,
                     const bool *is_number, const int64_t *numbers, size_t n)
 {
-    inst_table_clear(idp);
-    t->cursor = 0;
-    if (n == 0)
-        return 0;
-    idp->it_set = calloc(n, sizeof(pmdaInstid));
-    if (idp->it_set == NULL)
+    int *ids = calloc(n ? n : 1, sizeof(int));
+    pmdaInstid *set = n ? calloc(n, sizeof(pmdaInstid)) : NULL;
+    if (ids == NULL || (n > 0 && set == NULL)) {
+        free(ids);
+        free(set);
         return -1;
-    for (size_t i = 0; i < n; i++) {
-        char *copy = strdup(names[i]);
+    }
+    size_t k = 0;
+    for (; k < n; k++) {
+        char *copy = strdup(names[k]);
         if (copy == NULL)
             break;
-        idp->it_set[i].i_inst = inst_table_id(t, names[i], is_number ? is_number[i] : false,
-                                              numbers ? numbers[i] : 0);
-        idp->it_set[i].i_name = copy;
-        idp->it_numinst = (int)i + 1;
+        ids[k] = inst_table_id(t, names[k], is_number ? is_number[k] : false,
+                               numbers ? numbers[k] : 0);
+        set[k].i_inst = ids[k];
+        set[k].i_name = copy;
     }
+    note_departures(t, idp, ids, k);
+    free(ids);
+    inst_table_clear(idp);
+    t->cursor = 0;
+    idp->it_set = set;
+    idp->it_numinst = (int)k;
     return 0;
 }
 

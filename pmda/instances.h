@@ -28,6 +28,13 @@ int inst_table_fill(inst_table *t, pmdaIndom *idp, const char *const *names,
                     const bool *is_number, const int64_t *numbers, size_t n);
 void inst_table_clear(pmdaIndom *idp);
 
+/* The name of an instance that left idp at a recent fill, or NULL.  A
+ * client fetches values first and asks for names after (pminfo, and
+ * pmlogger when an indom changed): an instance that left in between still
+ * gets its name.  The last INST_TABLE_DEPARTED departures are kept. */
+#define INST_TABLE_DEPARTED 4096
+const char *inst_table_departed(const inst_table *t, unsigned int inst);
+
 /* Position of inst in idp (the order given to fill), or -1.  pmdaFetch
  * walks instances in order, so a cursor makes this O(1) per value. */
 long inst_table_position(inst_table *t, const pmdaIndom *idp, unsigned int inst);

@@ -149,10 +149,40 @@ void values_prepare_fetch(pmda_ctx *ctx, pmdaExt *pmda)
     }
 }
 
+static const indom_ref *indom_for(pmda_ctx *ctx, pmInDom indom, int *slot);
+
+/* An instance asked for by id that has just left its domain: answer from
+ * the table's memory of departures, through pmdaInstance on a one-member
+ * stand-in so the result is built (and later freed) the usual way. */
+static int departed_instance(pmda_ctx *ctx, pmInDom indom, int inst, pmInResult **result,
+                             pmdaExt *pmda)
+{
+    int slot;
+    const indom_ref *ir = indom_for(ctx, indom, &slot);
+    const char *gone = ir != NULL && ir->table != NULL
+                           ? inst_table_departed(ir->table, (unsigned int)inst) : NULL;
+    if (gone == NULL)
+        return PM_ERR_INST;
+    pmdaIndom *idp = &ctx->indoms[slot];
+    pmdaInstid one = {.i_inst = inst, .i_name = (char *)gone};
+    pmdaInstid *saved_set = idp->it_set;
+    int saved_n = idp->it_numinst;
+    idp->it_set = &one;
+    idp->it_numinst = 1;
+    int rc = pmdaInstance(indom, inst, NULL, result, pmda);
+    idp->it_set = saved_set;
+    idp->it_numinst = saved_n;
+    return rc;
+}
+
 int values_instance(pmInDom indom, int inst, char *name, pmInResult **result, pmdaExt *pmda)
 {
-    values_sync_indoms(pmdaExtGetData(pmda));
-    return pmdaInstance(indom, inst, name, result, pmda);
+    pmda_ctx *ctx = pmdaExtGetData(pmda);
+    values_sync_indoms(ctx);
+    int rc = pmdaInstance(indom, inst, name, result, pmda);
+    if (rc == PM_ERR_INST && (unsigned int)inst != PM_IN_NULL && name == NULL)
+        rc = departed_instance(ctx, indom, inst, result, pmda);
+    return rc;
 }
 
 int values_desc(pmID pmid, pmDesc *desc, pmdaExt *pmda)
