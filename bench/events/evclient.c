@@ -33,6 +33,7 @@
  * (bytes = sum of the event arrays' vlen, i.e. the record payload on the
  * wire).  Build: cc -O2 -o evclient evclient.c -lpcp */
 #include <pcp/pmapi.h>
+#include "evrecords.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,8 +126,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "evclient: lookup: %s\n", pmErrStr(sts));
         return 1;
     }
-    uint64_t nrec = 0, missed = 0, fetches = 0, bytes = 0, dups = 0, gaps = 0;
-    int64_t first = -1, last = -1;
+    uint64_t nrec = 0, missed = 0, fetches = 0, bytes = 0;
+    seq_check sc = SEQ_CHECK_INIT;
     double t0 = now();
     char line[256];
     for (;;) {
@@ -152,34 +153,7 @@ int main(int argc, char **argv)
                 continue;
             bytes += vs->vlist[j].value.pval->vlen;
             if (raw) {
-                pmEventArray *ea = (pmEventArray *)vs->vlist[j].value.pval;
-                char *base = (char *)&ea->ea_record[0];
-                for (int k = 0; k < ea->ea_nrecords; k++) {
-                    pmEventRecord *er = (pmEventRecord *)base;
-                    base += sizeof(er->er_timestamp) + sizeof(er->er_flags) + sizeof(er->er_nparams);
-                    if (er->er_flags & PM_EVENT_FLAG_MISSED) {
-                        miss += (uint64_t)er->er_nparams;
-                        continue;
-                    }
-                    int64_t seq = -1;
-                    for (int p = 0; p < er->er_nparams; p++) {
-                        pmEventParameter *ep = (pmEventParameter *)base;
-                        if (ep->ep_pmid == seqpmid && ep->ep_type == PM_TYPE_64)
-                            memcpy(&seq, base + sizeof(pmEventParameter), sizeof(seq));
-                        base += sizeof(ep->ep_pmid) + ((ep->ep_len + 3) & ~3u);
-                    }
-                    got++;
-                    if (seq >= 0) {
-                        if (first < 0)
-                            first = seq;
-                        if (last >= 0 && seq <= last)
-                            dups++;
-                        else if (last >= 0 && seq > last + 1)
-                            gaps += (uint64_t)(seq - last - 1);
-                        if (seq > last)
-                            last = seq;
-                    }
-                }
+                evrecords_walk(vs->vlist[j].value.pval, seqpmid, &sc, &got, &miss);
                 continue;
             }
             pmResult **recs;
@@ -219,16 +193,7 @@ int main(int argc, char **argv)
                 if (was_missed || (flags & PM_EVENT_FLAG_MISSED))
                     continue;
                 got++;
-                if (seq >= 0) {
-                    if (first < 0)
-                        first = seq;
-                    if (last >= 0 && seq <= last)
-                        dups++;
-                    else if (last >= 0 && seq > last + 1)
-                        gaps += (uint64_t)(seq - last - 1);
-                    if (seq > last)
-                        last = seq;
-                }
+                seq_check_saw(&sc, seq);
                 if (!print)
                     continue;
                 time_t sec = e->timestamp.tv_sec;
@@ -297,7 +262,7 @@ int main(int argc, char **argv)
     double el = now() - t0;
     printf("records %" PRIu64 " missed %" PRIu64 " fetches %" PRIu64 " first %" PRId64
            " last %" PRId64 " dups %" PRIu64 " gaps %" PRIu64 " bytes %" PRIu64 " secs %.3f\n",
-           nrec, missed, fetches, first, last, dups, gaps, bytes, el);
+           nrec, missed, fetches, sc.first, sc.last, sc.dups, sc.gaps, bytes, el);
     if (stopfile != NULL)
         printf("span %.6f\n", tfirst >= 0 ? tlast - tfirst : 0.0);
     return 0;

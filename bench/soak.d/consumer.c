@@ -24,6 +24,7 @@
  *
  * Build: cc -O2 -o consumer consumer.c -lpcp */
 #include <pcp/pmapi.h>
+#include "evrecords.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,8 +39,8 @@ static double mono(void)
     return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static uint64_t nrec, missed, fetches, errors, bytes, dups, gaps, maxfetch;
-static int64_t first = -1, last = -1;
+static uint64_t nrec, missed, fetches, errors, bytes, maxfetch;
+static seq_check sc = SEQ_CHECK_INIT;
 static const char *statsfile;
 
 static void write_stats(int done)
@@ -52,24 +53,12 @@ static void write_stats(int done)
     fprintf(f, "records %" PRIu64 " missed %" PRIu64 " fetches %" PRIu64 " errors %" PRIu64
                " first %" PRId64 " last %" PRId64 " dups %" PRIu64 " gaps %" PRIu64
                " bytes %" PRIu64 " maxfetch %" PRIu64 " done %d\n",
-            nrec, missed, fetches, errors, first, last, dups, gaps, bytes, maxfetch, done);
+            nrec, missed, fetches, errors, sc.first, sc.last, sc.dups, sc.gaps, bytes, maxfetch,
+            done);
     fclose(f);
     rename(tmp, statsfile);
 }
 
-static void saw_seq(int64_t seq)
-{
-    if (seq < 0)
-        return;
-    if (first < 0)
-        first = seq;
-    if (last >= 0 && seq <= last)
-        dups++;
-    else if (last >= 0 && seq > last + 1)
-        gaps += (uint64_t)(seq - last - 1);
-    if (seq > last)
-        last = seq;
-}
 
 /* the event parameters met so far: type, and which is event.missed */
 typedef struct {
@@ -166,25 +155,7 @@ int main(int argc, char **argv)
                 continue;
             fbytes += vs->vlist[j].value.pval->vlen;
             if (raw) {
-                pmEventArray *ea = (pmEventArray *)vs->vlist[j].value.pval;
-                char *base = (char *)&ea->ea_record[0];
-                for (int k = 0; k < ea->ea_nrecords; k++) {
-                    pmEventRecord *er = (pmEventRecord *)base;
-                    base += sizeof(er->er_timestamp) + sizeof(er->er_flags) + sizeof(er->er_nparams);
-                    if (er->er_flags & PM_EVENT_FLAG_MISSED) {
-                        miss += (uint64_t)er->er_nparams;
-                        continue;
-                    }
-                    int64_t seq = -1;
-                    for (int p = 0; p < er->er_nparams; p++) {
-                        pmEventParameter *ep = (pmEventParameter *)base;
-                        if (ep->ep_pmid == seqpmid && ep->ep_type == PM_TYPE_64)
-                            memcpy(&seq, base + sizeof(pmEventParameter), sizeof(seq));
-                        base += sizeof(ep->ep_pmid) + ((ep->ep_len + 3) & ~3u);
-                    }
-                    got++;
-                    saw_seq(seq);
-                }
+                evrecords_walk(vs->vlist[j].value.pval, seqpmid, &sc, &got, &miss);
                 continue;
             }
             pmResult **recs;
@@ -218,7 +189,7 @@ int main(int argc, char **argv)
                 }
                 if (!was_missed) {
                     got++;
-                    saw_seq(seq);
+                    seq_check_saw(&sc, seq);
                 }
             }
             pmFreeEventResult(recs);
