@@ -33,7 +33,7 @@
  * (bytes = sum of the event arrays' vlen, i.e. the record payload on the
  * wire).  Build: cc -O2 -o evclient evclient.c -lpcp */
 #include <pcp/pmapi.h>
-#include "evrecords.h"
+#include "../lib/evrecords.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -24,7 +24,7 @@
  *
  * Build: cc -O2 -o consumer consumer.c -lpcp */
 #include <pcp/pmapi.h>
-#include "evrecords.h"
+#include "../lib/evrecords.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
