@@ -644,6 +644,17 @@ static bool is_fifo(const char *path)
     return stat(path, &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
+/* The source directory is being removed (rm -rf unlinks the files first,
+ * then the directory): a missing file then is the next discovery's
+ * business, not a read error to log and count. */
+static bool source_vanishing(const source *s)
+{
+    char path[PATH_MAX];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/metadata.json", s->dir);
+    return stat(path, &st) != 0 && errno == ENOENT;
+}
+
 static void read_file(source *s)
 {
     char *text, err[512];
@@ -678,6 +689,10 @@ static void read_file(source *s)
                              err, sizeof(err));
     if (ds == DOC_BUSY)
         return;   /* another reader holds it; the next poll retries */
+    if (ds != DOC_OK && !s->stap_module && source_vanishing(s)) {
+        drop_snapshot(s);
+        return;
+    }
     if (ds != DOC_OK) {
         s->stats.read_errors++;
         drop_snapshot(s);
