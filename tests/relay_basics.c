@@ -123,6 +123,46 @@ START_TEST(config_defaults_and_errors)
 }
 END_TEST
 
+START_TEST(config_runs)
+{
+    char err[256], warn[256];
+    /* off by default, with the documented limits */
+    relay_config *c = config_parse("{}", 2, err, sizeof(err), warn, sizeof(warn));
+    ck_assert_ptr_nonnull(c);
+    ck_assert(!c->runs.enabled);
+    ck_assert_uint_eq(c->runs.nscripts, 0);
+    ck_assert_double_eq(c->runs.max_duration, 300);
+    ck_assert_double_eq(c->runs.default_duration, 30);
+    ck_assert_uint_eq(c->runs.max_concurrent, 1);
+    ck_assert_uint_eq(c->runs.max_queued, 4);
+    ck_assert_ptr_null(c->runs.command);
+    config_free(c);
+    const char *good = "{\"runs\": {\"enabled\": true, \"scripts\": [\"profile\", \"sys_lat2\"],"
+                       " \"max_duration\": 20, \"command\": \"/opt/bin/staprelay\", \"x\": 1}}";
+    c = config_parse(good, strlen(good), err, sizeof(err), warn, sizeof(warn));
+    ck_assert_msg(c != NULL, "%s", err);
+    ck_assert(c->runs.enabled);
+    ck_assert_uint_eq(c->runs.nscripts, 2);
+    ck_assert_str_eq(c->runs.scripts[1], "sys_lat2");
+    ck_assert_double_eq(c->runs.default_duration, 20);   /* clamped to the maximum */
+    ck_assert_str_eq(c->runs.command, "/opt/bin/staprelay");
+    ck_assert_ptr_nonnull(strstr(warn, "runs.x"));
+    config_free(c);
+    static const char *bad[] = {
+        "{\"runs\": true}", "{\"runs\": {\"enabled\": 1}}",
+        "{\"runs\": {\"scripts\": [\"../x\"]}}", "{\"runs\": {\"scripts\": [\"-x\"]}}",
+        "{\"runs\": {\"scripts\": [\"Profile\"]}}", "{\"runs\": {\"scripts\": \"profile\"}}",
+        "{\"runs\": {\"max_duration\": 0}}", "{\"runs\": {\"max_concurrent\": 0}}",
+        "{\"runs\": {\"command\": \"\"}}", "{\"runs\": {\"directory\": 5}}", NULL,
+    };
+    for (const char **b = bad; *b; b++) {
+        err[0] = '\0';
+        ck_assert_msg(config_parse(*b, strlen(*b), err, sizeof(err), NULL, 0) == NULL, "%s", *b);
+        ck_assert_msg(strstr(err, "runs") != NULL, "%s -> %s", *b, err);
+    }
+}
+END_TEST
+
 Suite *strmap_suite(void)
 {
     Suite *s = suite_create("strmap");
@@ -148,6 +188,7 @@ Suite *config_suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, config_pmdajson_keys_and_ours);
     tcase_add_test(tc, config_defaults_and_errors);
+    tcase_add_test(tc, config_runs);
     suite_add_tcase(s, tc);
     return s;
 }
