@@ -106,6 +106,38 @@ int run_stop_requested(void)
     return stop_count;
 }
 
+pid_t run_spawn(char *const argv[], const run_spawn_opts *o)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        setpgid(0, 0);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        if (!o->sigpipe_ignored)
+            signal(SIGPIPE, SIG_DFL);
+        if (o->preload != NULL) {
+            const char *old = getenv("LD_PRELOAD");
+            strbuf sb = STRBUF_INIT;
+            sb_adds(&sb, o->preload);
+            if (old && *old)
+                sb_printf(&sb, " %s", old);
+            setenv("LD_PRELOAD", sb.buf, 1);
+        }
+        if ((o->extra_fd >= 0 && dup2(o->extra_fd, 9) < 0) ||
+            (o->in >= 0 && dup2(o->in, 0) < 0) || (o->out >= 0 && dup2(o->out, 1) < 0) ||
+            (o->err >= 0 && dup2(o->err, 2) < 0))
+            _exit(127);
+        execvp(argv[0], argv);
+        fprintf(stderr, "staprelay run: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    return pid;
+}
+
 int run_stop_child(pid_t pid, int sig, double grace)
 {
     int status = 0;

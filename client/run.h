@@ -132,6 +132,20 @@ int run_stop_requested(void);
 double run_now(void);
 /* Full path of an executable in $PATH, malloc'd, or NULL. */
 char *run_which(const char *prog);
+/* How a backend's child starts: fds to put on 0, 1, 2 (-1: inherit),
+ * extra_fd as fd 9 when >= 0, preload prepended to LD_PRELOAD when set. */
+typedef struct run_spawn_opts {
+    int in, out, err;
+    int extra_fd;
+    const char *preload;
+    /* keep SIGPIPE ignored (stapbpf: a FIFO reader that gives up early
+     * must cost it a write error, not its life); default: SIG_DFL */
+    bool sigpipe_ignored;
+} run_spawn_opts;
+/* Start argv (searched in PATH) in its own process group, so Ctrl-C
+ * reaches only us and we stop the children in order.  Returns the pid or
+ * -1. */
+pid_t run_spawn(char *const argv[], const run_spawn_opts *o);
 /* Send sig to pid's process group (children are started in their own
  * group) and wait for it to exit, escalating to SIGKILL after grace
  * seconds.  Returns the wait status. */

@@ -31,37 +31,6 @@ static void on_sample(void *arg, const perf_sample *s)
     perf_source_add(arg, s);
 }
 
-/* Spawn argv with stdin/stdout/stderr as given (-1: inherit), in its own
- * process group (Ctrl-C reaches only us; we stop the children in order).
- * extra_fd, when >= 0, is made fd 9 in the child (the user's stdout for
- * --cmd).  Returns the pid or -1. */
-static pid_t spawn(char *const argv[], int in, int out, int errfd, int extra_fd)
-{
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        setpgid(0, 0);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
-        signal(SIGPIPE, SIG_DFL);
-        if (extra_fd >= 0 && dup2(extra_fd, 9) < 0)
-            _exit(127);
-        if (in >= 0 && dup2(in, 0) < 0)
-            _exit(127);
-        if (out >= 0 && dup2(out, 1) < 0)
-            _exit(127);
-        if (errfd >= 0 && dup2(errfd, 2) < 0)
-            _exit(127);
-        execvp(argv[0], argv);
-        fprintf(stderr, "staprelay run: cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    setpgid(pid, pid);
-    return pid;
-}
-
 static const char *parent_dir(const run_opts *o, char *buf, size_t len, bool *dflt)
 {
     *dflt = o->dir == NULL;
@@ -174,8 +143,11 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
     fprintf(stderr, "\n");
 
     int user_out = o->cmd ? dup(1) : -1;
-    pid_t rec = spawn((char *const *)rargv, devnull, rec_pipe[1], logfd, user_out);
-    pid_t scr = rec > 0 ? spawn((char *const *)sargv, rec_pipe[0], scr_pipe[1], logfd, -1) : -1;
+    /* fd 9 of perf record is the user's stdout, for --cmd */
+    run_spawn_opts ro = {.in = devnull, .out = rec_pipe[1], .err = logfd, .extra_fd = user_out};
+    run_spawn_opts so = {.in = rec_pipe[0], .out = scr_pipe[1], .err = logfd, .extra_fd = -1};
+    pid_t rec = run_spawn((char *const *)rargv, &ro);
+    pid_t scr = rec > 0 ? run_spawn((char *const *)sargv, &so) : -1;
     close(rec_pipe[0]);
     close(rec_pipe[1]);
     close(scr_pipe[1]);

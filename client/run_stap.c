@@ -28,39 +28,6 @@
 
 #include "client/strbuf.h"
 
-static pid_t spawn_env(char *const argv[], const char *preload, int out, int errfd)
-{
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        setpgid(0, 0);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
-        /* SIGPIPE stays ignored: stapbpf writes its procfs FIFOs to
-         * whoever opens them, and a reader that gives up early must cost
-         * it a write error (EPIPE), not its life */
-        if (preload != NULL) {
-            const char *old = getenv("LD_PRELOAD");
-            strbuf sb = STRBUF_INIT;
-            sb_adds(&sb, preload);
-            if (old && *old)
-                sb_printf(&sb, " %s", old);
-            setenv("LD_PRELOAD", sb.buf, 1);
-        }
-        if (out >= 0)
-            dup2(out, 1);
-        if (errfd >= 0)
-            dup2(errfd, 2);
-        execvp(argv[0], argv);
-        fprintf(stderr, "staprelay run: cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    setpgid(pid, pid);
-    return pid;
-}
-
 static void print_argv(const char *what, char *const argv[], const char *preload)
 {
     fprintf(stderr, "staprelay run: %s: %s%s%s", what, preload ? "LD_PRELOAD=" : "",
@@ -176,7 +143,8 @@ int run_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o
     sb_free(&files);
 
     double deadline = 0;
-    pid_t p = spawn_env((char *const *)argv, NULL, -1, -1);
+    run_spawn_opts so = {.in = -1, .out = -1, .err = -1, .extra_fd = -1, .sigpipe_ignored = true};
+    pid_t p = run_spawn((char *const *)argv, &so);
     int rc = RUN_EXIT_FAILED;
     if (p < 0) {
         fprintf(stderr, "staprelay run: cannot start stap: %s\n", strerror(errno));
@@ -527,7 +495,9 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
         close(logfd);
         logfd = run_tmp_log("run");
     }
-    pid_t p = spawn_env((char *const *)argv, preload, logfd, logfd);
+    run_spawn_opts so = {.in = -1, .out = logfd, .err = logfd, .extra_fd = -1, .preload = preload,
+                         .sigpipe_ignored = true};
+    pid_t p = run_spawn((char *const *)argv, &so);
     if (p < 0) {
         fprintf(stderr, "staprelay run: cannot start stapbpf: %s\n", strerror(errno));
         goto out;

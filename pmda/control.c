@@ -175,7 +175,7 @@ static int runs_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtomV
     if (cm->per_instance) {
         if (rs == NULL || pos < 0 || (size_t)pos >= runs_count(rs))
             return PM_ERR_INST;
-        const char *json = runs_json(rs, (size_t)pos, "staprelay");
+        const char *json = runs_json(rs, (size_t)pos);
         if (json == NULL)
             return PMDA_FETCH_NOVALUES;
         atom->cp = (char *)json;
@@ -310,12 +310,9 @@ static int store_one(pmda_ctx *ctx, const pmValueSet *vs)
     int rc = stored_string(vs, text, sizeof(text));
     if (rc == 0 && ctx->runs == NULL)
         rc = PM_ERR_PERMISSION;
+    if (rc != 0 && ctx->runs != NULL && item == R_RUN)
+        return runs_reject(ctx->runs, rc, pmErrStr(rc));
     if (rc != 0) {
-        if (ctx->runs != NULL && item == R_RUN) {
-            ctx->runs->requests++;
-            ctx->runs->refusals++;
-            snprintf(ctx->runs->last, sizeof(ctx->runs->last), "refused: %s", pmErrStr(rc));
-        }
         pmNotifyErr(LOG_WARNING, "store into staprelay.control.%s refused: %s",
                     item == R_RUN ? "run" : "stop", pmErrStr(rc));
         return rc;

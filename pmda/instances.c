@@ -10,8 +10,11 @@
  * map without bound (ids stay hash-derived, so little changes). */
 #define INST_TABLE_MAX_NAMES 1000000
 
-/* Names longer than this are not remembered after they leave. */
+/* Names longer than this are not remembered after they leave, and the
+ * remembered names of one table take at most DEPARTED_BYTES (the oldest
+ * go first): a churning stacks table must not hold megabytes of names. */
 #define DEPARTED_MAX_NAME 4096
+#define DEPARTED_BYTES (256 * 1024)
 
 struct inst_table {
     strmap *ids;     /* name -> id */
@@ -21,7 +24,8 @@ struct inst_table {
         unsigned int inst;
         char *name;  /* owned; NULL when the slot is empty */
     } departed[INST_TABLE_DEPARTED];
-    size_t departed_next;   /* ring position */
+    size_t departed_next;   /* ring position: the oldest entry */
+    size_t departed_bytes;  /* of the names held */
 };
 
 inst_table *inst_table_new(void)
@@ -49,28 +53,39 @@ void inst_table_free(inst_table *t)
     free(t);
 }
 
-/* Remember the members of idp that are not in the new set (ids). */
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Remember the members of idp that are not in the new set: ids, sorted. */
 static void note_departures(inst_table *t, const pmdaIndom *idp, const int *ids, size_t n)
 {
-    strmap *now = strmap_new();
-    if (now == NULL)
-        return;
-    char key[16];
-    for (size_t i = 0; i < n; i++) {
-        snprintf(key, sizeof(key), "%d", ids[i]);
-        strmap_put(now, key, 1);
-    }
     for (int i = 0; i < idp->it_numinst; i++) {
-        snprintf(key, sizeof(key), "%d", idp->it_set[i].i_inst);
-        if (strmap_get(now, key, NULL) || strlen(idp->it_set[i].i_name) > DEPARTED_MAX_NAME)
+        int inst = idp->it_set[i].i_inst;
+        if ((n > 0 && bsearch(&inst, ids, n, sizeof(int), cmp_int) != NULL) ||
+            strlen(idp->it_set[i].i_name) > DEPARTED_MAX_NAME)
             continue;
+        size_t len = strlen(idp->it_set[i].i_name) + 1;
+        /* free the oldest entries until the new name fits both bounds */
+        size_t k = t->departed_next;
+        do {
+            struct departed *old = &t->departed[k];
+            if (old->name != NULL) {
+                t->departed_bytes -= strlen(old->name) + 1;
+                free(old->name);
+                old->name = NULL;
+            }
+            k = (k + 1) % INST_TABLE_DEPARTED;
+        } while (t->departed_bytes + len > DEPARTED_BYTES && k != t->departed_next);
         struct departed *d = &t->departed[t->departed_next];
-        t->departed_next = (t->departed_next + 1) % INST_TABLE_DEPARTED;
-        free(d->name);
         d->name = strdup(idp->it_set[i].i_name);
-        d->inst = (unsigned int)idp->it_set[i].i_inst;
+        d->inst = (unsigned int)inst;
+        if (d->name != NULL)
+            t->departed_bytes += len;
+        t->departed_next = (t->departed_next + 1) % INST_TABLE_DEPARTED;
     }
-    strmap_free(now);
 }
 
 const char *inst_table_departed(const inst_table *t, unsigned int inst)
@@ -140,6 +155,7 @@ int inst_table_fill(inst_table *t, pmdaIndom *idp, const char *const *names,
         set[k].i_inst = ids[k];
         set[k].i_name = copy;
     }
+    qsort(ids, k, sizeof(int), cmp_int);
     note_departures(t, idp, ids, k);
     free(ids);
     inst_table_clear(idp);

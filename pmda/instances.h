@@ -31,7 +31,8 @@ void inst_table_clear(pmdaIndom *idp);
 /* The name of an instance that left idp at a recent fill, or NULL.  A
  * client fetches values first and asks for names after (pminfo, and
  * pmlogger when an indom changed): an instance that left in between still
- * gets its name.  The last INST_TABLE_DEPARTED departures are kept. */
+ * gets its name.  The last INST_TABLE_DEPARTED departures are kept, in at
+ * most 256 KiB of names. */
 #define INST_TABLE_DEPARTED 4096
 const char *inst_table_departed(const inst_table *t, unsigned int inst);
 

@@ -43,7 +43,7 @@ static void on_namespace_changed(void *arg)
     pmda_ctx *ctx = arg;
     namespace_rebuild(ctx);
     if (ctx->runs != NULL)
-        runs_note_sources(ctx->runs, ctx->relay);
+        runs_note_sources(ctx->runs);
 }
 
 static void on_data_changed(void *arg)
@@ -202,8 +202,8 @@ int main(int argc, char **argv)
     relay_hooks hooks = {on_namespace_changed, on_data_changed, &ctx};
     ctx.runs = setup_runs(&ctx, cfg, state_dir, &sink);
     ctx.relay = relay_new(ctx.loop, cfg, &sink, &hooks);
-    if (ctx.runs != NULL && ctx.relay != NULL)
-        runs_note_sources(ctx.runs, ctx.relay);
+    if (ctx.runs != NULL)
+        ctx.runs->relay = ctx.relay;
 
     init_dispatch(&ctx);
     /* control metrics only; sources arrive with the first poll */

@@ -143,8 +143,10 @@ static client *find_client(evqueue *q, int id, int create)
     q->clients = nc;
     client *c = &q->clients[q->nclients++];
     c->id = id;
-    /* starts at the tail, or at the head when replaying */
-    c->next_seq = q->replay && q->head != NULL ? q->head->seq : q->next_seq;
+    /* starts at the tail, or when replaying at the stream's first record:
+     * records the bound evicted before it came are then reported to it as
+     * missed, like any other loss */
+    c->next_seq = q->replay ? 0 : q->next_seq;
     q->st.clients = (uint32_t)q->nclients;
     return c;
 }

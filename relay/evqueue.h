@@ -30,10 +30,11 @@ typedef struct evqueue_stats {
 
 evqueue *evqueue_new(size_t max_bytes);
 void evqueue_free(evqueue *q);
-/* Replay: a new client starts at the oldest record held instead of the
+/* Replay: a new client starts at the stream's first record instead of the
  * tail, and records stay after every client read them (only the memory
  * bound evicts), so a client that comes late still gets the whole
- * stream.  For bounded investigations (docs/runs.md). */
+ * stream; what the bound evicted before it came is reported to it as
+ * missed.  For bounded investigations (docs/runs.md). */
 void evqueue_set_replay(evqueue *q, bool replay);
 
 /* Copy a record in.  Returns 0, or -1 if it alone exceeds the bound. */

@@ -47,9 +47,7 @@ struct run {
     size_t partial_len;
     char last_line[256];     /* last non-empty output line */
     unsigned lines;
-    char *json;              /* cached runs_json text */
-    uint64_t json_generation;
-    uint64_t generation;
+    char *json;              /* the run as runs_json shows it */
 };
 
 static double wall_now(void)
@@ -59,9 +57,14 @@ static double wall_now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static void describe(run *r);
+
+/* Every change of a run is made in the loop: its JSON is rebuilt here,
+ * so a fetch only hands out the text. */
 static void changed(run *r)
 {
-    r->generation = ++r->owner->generation;
+    r->owner->generation++;
+    describe(r);
 }
 
 const char *run_state_name(run_state st)
@@ -259,6 +262,33 @@ static char *xasprintf(const char *fmt, ...)
         s = NULL;
     va_end(ap);
     return s;
+}
+
+/* The run as one JSON object (docs/runs.md); metric names are under
+ * staprelay, the PMDA's root, as staprelay run prints them. */
+static void describe(run *r)
+{
+    char prefix[200] = "";
+    if (r->prefix != NULL)
+        snprintf(prefix, sizeof prefix, "staprelay.%s", r->prefix);
+    json_t *events = json_array();
+    for (size_t e = 0; e < r->nevents; e++) {
+        char *m = r->events[e] ? xasprintf("%s.%s.records", prefix, r->events[e]) : NULL;
+        if (m != NULL)
+            json_array_append_new(events, json_string(m));
+        free(m);
+    }
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:s, s:o}",
+                          "name", r->name, "script", r->script, "request", r->request,
+                          "state", run_state_name(r->state), "reason", r->reason,
+                          "queued", r->queued, "started", r->started, "ended", r->ended,
+                          "prefix", prefix, "events", events);
+    char *text = o != NULL ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(13)) : NULL;
+    json_decref(o);
+    if (text != NULL) {
+        free(r->json);
+        r->json = text;
+    }
 }
 
 static char **build_argv(const runs *rs, const request *q, char **text)
@@ -649,6 +679,12 @@ static int refuse(runs *rs, int rc, const char *why)
     return rc;
 }
 
+int runs_reject(runs *rs, int rc, const char *why)
+{
+    rs->requests++;
+    return refuse(rs, rc, why);
+}
+
 int runs_request(runs *rs, const char *text)
 {
     rs->requests++;
@@ -751,9 +787,8 @@ static void note_run_sources(run *r)
     }
 }
 
-void runs_note_sources(runs *rs, const relay *rl)
+void runs_note_sources(runs *rs)
 {
-    rs->relay = rl;
     for (size_t i = 0; i < rs->n; i++)
         if (rs->v[i]->state == RUN_RUNNING)
             note_run_sources(rs->v[i]);
@@ -774,34 +809,7 @@ run_state runs_state(const runs *rs, size_t i)
     return rs->v[i]->state;
 }
 
-const char *runs_json(runs *rs, size_t i, const char *root)
+const char *runs_json(const runs *rs, size_t i)
 {
-    if (i >= rs->n)
-        return NULL;
-    run *r = rs->v[i];
-    if (r->json != NULL && r->json_generation == r->generation)
-        return r->json;
-    char prefix[200] = "";
-    if (r->prefix != NULL)
-        snprintf(prefix, sizeof prefix, "%s.%s", root, r->prefix);
-    json_t *events = json_array();
-    for (size_t e = 0; e < r->nevents; e++) {
-        char *m = r->events[e] ? xasprintf("%s.%s.records", prefix, r->events[e]) : NULL;
-        if (m != NULL)
-            json_array_append_new(events, json_string(m));
-        free(m);
-    }
-    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:s, s:o}",
-                          "name", r->name, "script", r->script, "request", r->request,
-                          "state", run_state_name(r->state), "reason", r->reason,
-                          "queued", r->queued, "started", r->started, "ended", r->ended,
-                          "prefix", prefix, "events", events);
-    char *text = o != NULL ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(13)) : NULL;
-    json_decref(o);
-    if (text != NULL) {
-        free(r->json);
-        r->json = text;
-        r->json_generation = r->generation;
-    }
-    return r->json;
+    return i < rs->n ? rs->v[i]->json : NULL;
 }

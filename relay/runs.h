@@ -29,7 +29,8 @@ typedef struct runs {
     char *command;           /* the staprelay command (owned) */
     char *directory;         /* --dir for the perf backend (owned) */
     log_sink log;
-    const struct relay *relay; /* where runs' sources appear (borrowed) */
+    const struct relay *relay; /* where runs' sources appear (borrowed; the
+                                * host sets it once the relay exists) */
     run **v;                 /* oldest request first */
     size_t n;
     uint64_t requests;       /* store requests seen */
@@ -50,20 +51,23 @@ void runs_free(runs *rs);
  * (malformed), -ERANGE (duration over the maximum), -EBUSY (queue full),
  * -ENOMEM.  rs->last says what happened, and a refusal is logged. */
 int runs_request(runs *rs, const char *text);
+/* A request the host could not even read (not a string): counted, logged
+ * and shown like any refusal.  Returns rc. */
+int runs_reject(runs *rs, int rc, const char *why);
 /* End a queued or running run early.  0, or -ESRCH if there is no such
  * run still active. */
 int runs_stop(runs *rs, const char *name);
 
-/* Record the event streams of running runs whose prefix has a source now.
- * The relay is remembered: runs also look when a run names its prefix
- * and when it ends.  Call after each namespace change. */
-void runs_note_sources(runs *rs, const struct relay *r);
+/* Record the event streams of running runs whose prefix has a source now
+ * in rs->relay (runs also look when a run names its prefix and when it
+ * ends).  Call after each namespace change. */
+void runs_note_sources(runs *rs);
 
 size_t runs_count(const runs *rs);
 const char *runs_name(const runs *rs, size_t i);
-/* The run as one JSON object (docs/runs.md), metric names under root.
+/* The run as one JSON object (docs/runs.md), kept up to date by the loop.
  * The string is owned by the run and valid until its next change. */
-const char *runs_json(runs *rs, size_t i, const char *root);
+const char *runs_json(const runs *rs, size_t i);
 run_state runs_state(const runs *rs, size_t i);
 const char *run_state_name(run_state st);
 

@@ -4,7 +4,6 @@
  * left, old file intact when the writer fails), the gap list, and the
  * command's usage errors. */
 #include <check.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,18 +107,6 @@ static int write_fail(FILE *out, void *arg)
     return -1;
 }
 
-static int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            n++;
-    closedir(d);
-    return n;
-}
-
 START_TEST(atomic_write)
 {
     char *dir = tu_mkdtemp();
@@ -141,7 +128,7 @@ START_TEST(atomic_write)
     t = tu_slurp(path);
     ck_assert_str_eq(t, "two\n");
     free(t);
-    ck_assert_int_eq(count_entries(dir), 1);       /* no temp file left */
+    ck_assert_int_eq(tu_count_entries(dir), 1);       /* no temp file left */
 
     /* a failing writer leaves the old file and no temp file */
     ck_assert_int_eq(live_write_atomic(dir, "index.html", write_fail,
@@ -150,7 +137,7 @@ START_TEST(atomic_write)
     t = tu_slurp(path);
     ck_assert_str_eq(t, "two\n");
     free(t);
-    ck_assert_int_eq(count_entries(dir), 1);
+    ck_assert_int_eq(tu_count_entries(dir), 1);
 
     /* a missing directory is an error, not a crash */
     sb_reset(&err);

@@ -3,7 +3,6 @@
  * strings), the window a run's records are kept in, the option rules,
  * the names --output-dir writes and the atomic write behind it. */
 #include <check.h>
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,18 +396,6 @@ START_TEST(run_options)
 }
 END_TEST
 
-static int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            n++;
-    closedir(d);
-    return n;
-}
-
 START_TEST(atomic_output)
 {
     char *dir = tu_mkdtemp();
@@ -423,7 +410,7 @@ START_TEST(atomic_output)
     ck_assert_int_eq(access(path, F_OK), -1);
     ck_assert_ptr_nonnull(strstr(of.tmp, "/.r1-flame.svg.tmp"));
     fputs("<svg>whole</svg>\n", fp);
-    ck_assert_int_eq(count_entries(dir), 1);
+    ck_assert_int_eq(tu_count_entries(dir), 1);
     ck_assert_int_eq(outfile_commit(&of, &err), 0);
     char *t = tu_slurp(path);
     ck_assert_str_eq(t, "<svg>whole</svg>\n");
@@ -431,7 +418,7 @@ START_TEST(atomic_output)
     struct stat st;
     ck_assert_int_eq(stat(path, &st), 0);
     ck_assert_int_eq(st.st_mode & 0044, 0044);     /* a web server reads it */
-    ck_assert_int_eq(count_entries(dir), 1);
+    ck_assert_int_eq(tu_count_entries(dir), 1);
 
     /* abort: the old file stays, no temp file */
     fp = outfile_open(&of, dir, "r1-flame.svg", &err);
@@ -441,7 +428,7 @@ START_TEST(atomic_output)
     t = tu_slurp(path);
     ck_assert_str_eq(t, "<svg>whole</svg>\n");
     free(t);
-    ck_assert_int_eq(count_entries(dir), 1);
+    ck_assert_int_eq(tu_count_entries(dir), 1);
 
     /* a write error: commit fails, the old file stays, no temp file */
     fp = outfile_open(&of, dir, "r1-flame.svg", &err);
@@ -453,7 +440,7 @@ START_TEST(atomic_output)
     t = tu_slurp(path);
     ck_assert_str_eq(t, "<svg>whole</svg>\n");
     free(t);
-    ck_assert_int_eq(count_entries(dir), 1);
+    ck_assert_int_eq(tu_count_entries(dir), 1);
 
     /* the rename fails (a directory in the way): no temp file left */
     sb_reset(&err);
@@ -464,14 +451,14 @@ START_TEST(atomic_output)
     fputs("<svg/>\n", fp);
     ck_assert_int_eq(outfile_commit(&of, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.buf, "busy-flame.svg"));
-    ck_assert_int_eq(count_entries(dir), 2);       /* r1-flame.svg, busy-flame.svg/ */
+    ck_assert_int_eq(tu_count_entries(dir), 2);       /* r1-flame.svg, busy-flame.svg/ */
 
     /* no such directory: an error, nothing created */
     sb_reset(&err);
     snprintf(path, sizeof path, "%s/nosuch", dir);
     ck_assert_ptr_null(outfile_open(&of, path, "x", &err));
     ck_assert_ptr_nonnull(strstr(err.buf, "temp file"));
-    ck_assert_int_eq(count_entries(dir), 2);
+    ck_assert_int_eq(tu_count_entries(dir), 2);
     sb_free(&err);
     tu_rmtree(dir);
     free(dir);
@@ -536,7 +523,7 @@ START_TEST(commands_write_output_dir)
     ck_assert_int_eq(run_cmd(cmd_heatmap, buf), 0);
     snprintf(path, sizeof path, "%s/p-heatmap.html", dir);
     ck_assert_int_eq(access(path, R_OK), 0);
-    ck_assert_int_eq(count_entries(dir), 4);
+    ck_assert_int_eq(tu_count_entries(dir), 4);
 
     /* failures write nothing: no input, no stacks to show */
     snprintf(buf, sizeof buf, "flame --output-dir %s --name none %s/empty.folded",
@@ -545,7 +532,7 @@ START_TEST(commands_write_output_dir)
     snprintf(buf, sizeof buf, "diff --elided --output-dir %s --name same "
              "%s/a.folded %s/a.folded", dir, in, in);
     ck_assert_int_eq(run_cmd(cmd_diff, buf), 2);
-    ck_assert_int_eq(count_entries(dir), 4);
+    ck_assert_int_eq(tu_count_entries(dir), 4);
     tu_rmtree(dir);
     tu_rmtree(in);
     free(dir);

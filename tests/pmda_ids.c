@@ -4,6 +4,7 @@
 #include "tests/suites.h"
 #include "tests/testutil.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +87,41 @@ START_TEST(instance_ids_stable_and_distinct)
 }
 END_TEST
 
+START_TEST(instance_departures_remembered_within_bounds)
+{
+    inst_table *t = inst_table_new();
+    pmdaIndom idp = {0};
+    const char *two[] = {"a", "b"};
+    ck_assert_int_eq(inst_table_fill(t, &idp, two, NULL, NULL, 2), 0);
+    unsigned int b = (unsigned int)idp.it_set[1].i_inst;
+    ck_assert_ptr_null(inst_table_departed(t, b));     /* still there */
+    ck_assert_int_eq(inst_table_fill(t, &idp, two, NULL, NULL, 1), 0);
+    ck_assert_str_eq(inst_table_departed(t, b), "b");
+    ck_assert_ptr_null(inst_table_departed(t, 12345));
+
+    /* 100 names of 4000 bytes leave at once: only the newest that fit in
+     * the byte bound stay remembered */
+    static char big[100][4001];
+    const char *names[100];
+    unsigned int ids[100];
+    for (int i = 0; i < 100; i++) {
+        memset(big[i], 'a' + i % 26, 4000);
+        snprintf(big[i], 12, "%03d", i);
+        big[i][3] = '-';
+        names[i] = big[i];
+    }
+    ck_assert_int_eq(inst_table_fill(t, &idp, names, NULL, NULL, 100), 0);
+    for (int i = 0; i < 100; i++)
+        ids[i] = (unsigned int)idp.it_set[i].i_inst;
+    ck_assert_int_eq(inst_table_fill(t, &idp, names, NULL, NULL, 0), 0);
+    ck_assert_ptr_nonnull(inst_table_departed(t, ids[99]));
+    ck_assert_str_eq(inst_table_departed(t, ids[99]), big[99]);
+    ck_assert_ptr_null(inst_table_departed(t, ids[0]));
+    inst_table_clear(&idp);
+    inst_table_free(t);
+}
+END_TEST
+
 Suite *idmap_suite(void)
 {
     Suite *s = suite_create("idmap");
@@ -101,6 +137,7 @@ Suite *instances_suite(void)
     Suite *s = suite_create("instances");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, instance_ids_stable_and_distinct);
+    tcase_add_test(tc, instance_departures_remembered_within_bounds);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -79,6 +79,20 @@ START_TEST(evqueue_replay_gives_late_clients_the_whole_stream)
     evqueue_get_stats(q, &st);
     ck_assert_uint_eq(st.queued, 4);
     evqueue_free(q);
+
+    /* a late client is told what the bound evicted before it came */
+    q = evqueue_new(1024);
+    evqueue_set_replay(q, true);
+    sink c = {0};
+    for (int i = 0; i < 200; i++)
+        put(q, i);
+    evqueue_get_stats(q, &st);
+    ck_assert_uint_lt(st.queued, 200);
+    ck_assert_uint_eq(evqueue_read(q, 3, 1 << 20, &missed, collect, &c), st.queued);
+    ck_assert_uint_eq(missed, 200 - st.queued);
+    ck_assert_int_eq(c.seen[0], (int)missed);
+    ck_assert_int_eq(c.seen[c.n - 1], 199);
+    evqueue_free(q);
 }
 END_TEST
 

@@ -52,7 +52,7 @@ static void teardown(fixture *f)
 
 static json_t *run_obj(fixture *f, size_t i)
 {
-    const char *text = runs_json(f->rs, i, "staprelay");
+    const char *text = runs_json(f->rs, i);
     ck_assert_ptr_nonnull(text);
     json_error_t e;
     json_t *o = json_loads(text, 0, &e);

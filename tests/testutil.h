@@ -13,5 +13,7 @@ int tu_write(const char *dir, const char *name, const char *text);
 void tu_rmtree(const char *path);
 /* Read a whole file; malloc'd, NUL-terminated, or NULL. */
 char *tu_slurp(const char *path);
+/* Entries in a directory, "." and ".." not counted; -1 if unreadable. */
+int tu_count_entries(const char *dir);
 
 #endif
