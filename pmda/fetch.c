@@ -2,6 +2,7 @@
 #include "pmda/fetch.h"
 #include "pmda/values.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -166,6 +167,47 @@ static int insitu(int type)
     return type == PM_TYPE_32 || type == PM_TYPE_U32;
 }
 
+bool fetch_profile_takes_all(pmInDom indom, const pmProfile *prof)
+{
+    if (prof == NULL)
+        return true;
+    for (int i = 0; i < prof->profile_len; i++)
+        if (prof->profile[i].indom == indom)
+            return prof->profile[i].state == PM_PROFILE_INCLUDE &&
+                   prof->profile[i].instances_len == 0;
+    return prof->state == PM_PROFILE_INCLUDE;
+}
+
+/* The common case made cheap: a value metric of 8-byte values whose
+ * every instance the profile takes.  Walk the snapshot's column directly
+ * and give the values their blocks from one allocation.  Rows beyond the
+ * instance table (it is synced before each fetch) and values that are
+ * missing or of the wrong type are left out, as values_fetch_at does. */
+#define FIXED_BLOCK 16   /* PM_VAL_HDR_SIZE + 8, rounded up for alignment */
+
+static int fill_fixed_column(fetch_arena *a, pmValueSet *vs, const pmdaIndom *idp, int type,
+                             const value *col, size_t ncol)
+{
+    size_t n = idp != NULL ? (size_t)(idp->it_numinst > 0 ? idp->it_numinst : 0) : 1;
+    if (ncol < n)
+        n = ncol;
+    unsigned char *blocks = n > 0 ? arena_alloc(a, n * FIXED_BLOCK) : NULL;
+    if (n > 0 && blocks == NULL)
+        return -ENOMEM;
+    for (size_t j = 0; j < n; j++) {
+        if (col[j].state != VAL_OK)
+            continue;
+        pmValueBlock *vb = (pmValueBlock *)(blocks + (size_t)vs->numval * FIXED_BLOCK);
+        vb->vtype = type;
+        vb->vlen = PM_VAL_HDR_SIZE + 8;
+        memcpy(vb->vbuf, &col[j].u, 8);   /* u.i or u.d: both the union's first 8 bytes */
+        pmValue *pv = &vs->vlist[vs->numval++];
+        pv->inst = idp != NULL ? idp->it_set[j].i_inst : (int)PM_IN_NULL;
+        pv->value.pval = vb;
+    }
+    return 0;
+}
+
 static pmValueSet *fetch_metric(pmda_ctx *ctx, pmdaExt *pmda, pmID pmid)
 {
     fetch_arena *a = ctx->arena;
@@ -189,15 +231,22 @@ static pmValueSet *fetch_metric(pmda_ctx *ctx, pmdaExt *pmda, pmID pmid)
     vs->numval = 0;
     int type = m->m_desc.type;
     vs->valfmt = insitu(type) ? PM_VAL_INSITU : PM_VAL_SPTR;
+    bool check_profile = idp != NULL && !fetch_profile_takes_all(m->m_desc.indom, pmda->e_prof);
+    if (!check_profile && (type == PM_TYPE_64 || type == PM_TYPE_DOUBLE)) {
+        size_t ncol;
+        const value *col = values_source_column(m, &ncol);
+        if (col != NULL)
+            return fill_fixed_column(a, vs, idp, type, col, ncol) == 0 ? vs : NULL;
+    }
     for (int j = 0; j < n; j++) {
         unsigned int inst = PM_IN_NULL;
         if (idp != NULL) {
             inst = (unsigned int)idp->it_set[j].i_inst;
-            if (!__pmInProfile(m->m_desc.indom, pmda->e_prof, (int)inst))
+            if (check_profile && !__pmInProfile(m->m_desc.indom, pmda->e_prof, (int)inst))
                 continue;
         }
         pmAtomValue atom;
-        int sts = values_fetch_callback(m, inst, &atom);
+        int sts = values_fetch_at(m, idp != NULL ? j : -1, &atom);
         if (sts == PMDA_FETCH_NOVALUES || sts == PM_ERR_INST)
             continue;
         if (sts < 0 || (sts = stuff(a, &vs->vlist[vs->numval], type, &atom)) < 0) {

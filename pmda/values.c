@@ -323,6 +323,38 @@ static int stacks_value(const metric_ref *ref, long pos, pmAtomValue *atom)
     return PMDA_FETCH_STATIC;
 }
 
+const value *values_source_column(const pmdaMetric *mdesc, size_t *n)
+{
+    const metric_ref *ref = mdesc->m_user;
+    *n = 0;
+    if (ref->kind != REF_SOURCE)
+        return NULL;
+    const snapshot *snap = ref->src->snap;
+    if (snap == NULL || ref->index >= snap->nmetrics || snap->values[ref->index] == NULL)
+        return NULL;
+    const meta_metric *mm = &ref->src->meta->metrics[ref->index];
+    *n = mm->array >= 0 ? snap->arrays[mm->array].ninsts : 1;
+    return snap->values[ref->index];
+}
+
+int values_fetch_at(const pmdaMetric *mdesc, long pos, pmAtomValue *atom)
+{
+    const metric_ref *ref = mdesc->m_user;
+    switch (ref->kind) {
+    case REF_CONTROL:
+        return control_fetch(ref->ctx, &control_metrics[ref->index], pos, atom);
+    case REF_SOURCE:
+        return source_value(ref, pos, atom);
+    case REF_EVENT:
+        return event_value(ref, atom);
+    case REF_STACKS:
+        return stacks_value(ref, pos, atom);
+    case REF_FIELD:
+        break;
+    }
+    return PMDA_FETCH_NOVALUES;   /* a field has values only inside records */
+}
+
 int values_fetch_callback(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
 {
     const metric_ref *ref = mdesc->m_user;
@@ -334,19 +366,7 @@ int values_fetch_callback(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *ato
         if (pos < 0)
             return PM_ERR_INST;
     }
-    switch (ref->kind) {
-    case REF_CONTROL:
-        return control_fetch(ctx, &control_metrics[ref->index], pos, atom);
-    case REF_SOURCE:
-        return source_value(ref, pos, atom);
-    case REF_EVENT:
-        return event_value(ref, atom);
-    case REF_STACKS:
-        return stacks_value(ref, pos, atom);
-    case REF_FIELD:
-        break;
-    }
-    return PMDA_FETCH_NOVALUES;   /* a field has values only inside records */
+    return values_fetch_at(mdesc, pos, atom);
 }
 
 void values_end_context(int context)

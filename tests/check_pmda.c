@@ -7,6 +7,7 @@ int main(void)
     SRunner *sr = srunner_create(idmap_suite());
     srunner_add_suite(sr, instances_suite());
     srunner_add_suite(sr, labels_suite());
+    srunner_add_suite(sr, profile_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
