@@ -19,4 +19,5 @@ Suite *trust_suite(void);
 Suite *labels_suite(void);
 Suite *profile_suite(void);
 Suite *runs_suite(void);
+Suite *histogram_suite(void);
 #endif
