@@ -54,15 +54,70 @@ const char *perf_collapser_event(const perf_collapser *pc)
 
 static bool is_word(unsigned char c) { return isalnum(c) || c == '_'; }
 
+/* The period: a digit run of at most 31 characters. */
+static double period_of(const char *s, size_t n)
+{
+    char buf[32];
+    size_t len = n < 31 ? n : 31;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    return strtod(buf, NULL);
+}
+
+static bool all_digits(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isdigit((unsigned char)s[i]))
+            return false;
+    return n > 0;
+}
+
+/* The fields perf prints between the PID and the event when there is no
+ * timestamp: an optional "[CPU]" and an optional period, nothing else
+ * ("java 12688/12764 10309278 cpu-clock:", "swapper 0 [000] cpu-clock:").
+ * Sets *period (0 when absent); false if [from, to) holds anything
+ * else. */
+static bool untimed_fields(const char *s, size_t from, size_t to,
+                           double *period)
+{
+    bool cpu = false;
+    *period = 0;
+    size_t i = from;
+    while (i < to) {
+        while (i < to && isspace((unsigned char)s[i]))
+            i++;
+        size_t t = i;
+        while (i < to && !isspace((unsigned char)s[i]))
+            i++;
+        if (i == t)
+            break;
+        if (!cpu && *period == 0 && i - t >= 3 && s[t] == '['
+            && s[i - 1] == ']' && all_digits(s + t + 1, i - t - 2))
+            cpu = true;
+        else if (*period == 0 && all_digits(s + t, i - t))
+            *period = period_of(s + t, i - t);
+        else
+            return false;
+    }
+    return true;
+}
+
 /* Header, as stackcollapse-perf.pl's regex: a comm of two or more
  * characters (spaces allowed), blanks, PID or PID/TID, blanks; then,
- * optionally, ": [PERIOD] EVENT:" at the end of the line. */
+ * optionally, ": [PERIOD] EVENT:" at the end of the line.
+ *
+ * Without a timestamp (perf script -F without time) there is no ':'
+ * before the period; stackcollapse-perf.pl then finds no event (so it
+ * filters nothing) and reuses the previous sample's period.  We take
+ * the event and period there too, when only "[CPU]" and the period
+ * stand between the PID and the event, as inferno does for the event. */
 bool perf_parse_header(const char *s, size_t n, perf_header *h)
 {
     memset(h, 0, sizeof *h);
     if (n < 2 || isspace((unsigned char)s[0]))
         return false;
     bool found = false;
+    size_t pid_end = 0;
     for (size_t p = 2; p < n && !found; p++) {
         if (!isspace((unsigned char)s[p]))
             continue;
@@ -94,6 +149,7 @@ bool perf_parse_header(const char *s, size_t n, perf_header *h)
             h->tid = s + d1;
             h->tid_len = d1e - d1;
         }
+        pid_end = q;
         found = true;
     }
     if (!found)
@@ -108,7 +164,7 @@ bool perf_parse_header(const char *s, size_t n, perf_header *h)
     size_t ev_end = e - 1, b = ev_end;
     while (b > 0 && !isspace((unsigned char)s[b - 1]))
         b--;
-    if (b == ev_end || b == 0)
+    if (b == ev_end || b == 0 || b < pid_end)
         return true;
     /* before the event: \s+, optional digits, \s*, ':' */
     size_t q = b;
@@ -120,17 +176,23 @@ bool perf_parse_header(const char *s, size_t n, perf_header *h)
     size_t dstart = q;
     while (q > 0 && isspace((unsigned char)s[q - 1]))
         q--;
-    if (q == 0 || s[q - 1] != ':')
+    if (q > 0 && s[q - 1] == ':') {
+        h->event = s + b;
+        h->event_len = ev_end - b;
+        if (dend > dstart)
+            h->period = period_of(s + dstart, dend - dstart);
+        return true;
+    }
+    /* no timestamp; a final "NNN.NNN:" is a timestamp, not an event */
+    bool time_like = true;
+    for (size_t i = b; i < ev_end && time_like; i++)
+        time_like = isdigit((unsigned char)s[i]) || s[i] == '.';
+    double period;
+    if (time_like || !untimed_fields(s, pid_end, b, &period))
         return true;
     h->event = s + b;
     h->event_len = ev_end - b;
-    if (dend > dstart) {
-        char buf[32];
-        size_t len = dend - dstart < 31 ? dend - dstart : 31;
-        memcpy(buf, s + dstart, len);
-        buf[len] = '\0';
-        h->period = strtod(buf, NULL);
-    }
+    h->period = period;
     return true;
 }
 

@@ -36,13 +36,65 @@ void stap_collapser_free(stap_collapser *sc)
 
 uint64_t stap_collapser_ignored(const stap_collapser *sc) { return sc->ignored; }
 
+static size_t trim_end(const char *s, size_t b, size_t e)
+{
+    while (e > b && isspace((unsigned char)s[e - 1]))
+        e--;
+    return e;
+}
+
+/* [b, e) without a final " (inexact)" and blanks. */
+static size_t drop_inexact(const char *s, size_t b, size_t e)
+{
+    static const char mark[] = "(inexact)";
+    size_t m = sizeof mark - 1;
+    e = trim_end(s, b, e);
+    if (e - b >= m && memcmp(s + e - m, mark, m) == 0)
+        e = trim_end(s, b, e - m);
+    return e;
+}
+
+/* Where the final " [module]" of [b, e) starts (its '['), or e. */
+static size_t module_start(const char *s, size_t b, size_t e)
+{
+    if (e == b || s[e - 1] != ']')
+        return e;
+    for (size_t i = e - 1; i-- > b + 1;)
+        if (s[i] == '[' && s[i - 1] == ' ')
+            return i;
+    return e;
+}
+
 void stap_frame_name(strbuf *out, const char *s, size_t n)
 {
     size_t b = 0;
     while (b < n && isspace((unsigned char)s[b]))
         b++;
-    size_t e = n;
-    for (size_t i = n; i-- > b;)       /* s/\+[^+]*$// */
+    size_t e = drop_inexact(s, b, n);
+    /* The Perl cuts from the last '+' of the line, which is in the
+     * module when its name has one ("[/usr/lib/libstdc++.so.6]"), so we
+     * take the module off first.  A module holding the offset
+     * ("0xADDR [libc.so.6+0x2b3c]": no symbol) stays, without the
+     * offset and with its ']' (the Perl leaves "0xADDR [libc.so.6"). */
+    size_t m = module_start(s, b, e);
+    size_t plus = 0;
+    for (size_t i = e; i-- > m;)
+        if (s[i] == '+' && i + 2 < e && s[i + 1] == '0' && s[i + 2] == 'x') {
+            plus = i;
+            break;
+        }
+    bool symbol = false;
+    for (size_t i = b; i + 3 <= m && !symbol; i++)
+        symbol = memcmp(s + i, " : ", 3) == 0;
+    if (m < e && plus > m && !symbol) {
+        for (size_t i = b; i < plus; i++)
+            sb_addc(out, s[i] == ';' ? ':' : s[i]);
+        sb_addc(out, ']');
+        return;
+    }
+    if (m < e)
+        e = trim_end(s, b, m);
+    for (size_t i = e; i-- > b;)       /* s/\+[^+]*$// */
         if (s[i] == '+') {
             e = i;
             break;
@@ -60,6 +112,7 @@ void stap_frame_name(strbuf *out, const char *s, size_t n)
         sb_addc(out, s[i] == ';' ? ':' : s[i]);
 }
 
+/* ^\s*\d+$, and (unlike the Perl) trailing blanks or a CR allowed */
 static bool count_line(const char *s, size_t n, double *count)
 {
     size_t i = 0;
@@ -68,10 +121,13 @@ static bool count_line(const char *s, size_t n, double *count)
     size_t d = i;
     while (i < n && isdigit((unsigned char)s[i]))
         i++;
-    if (i == d || i != n)
+    size_t de = i;
+    while (i < n && isspace((unsigned char)s[i]))
+        i++;
+    if (de == d || i != n)
         return false;
     char buf[32];
-    size_t len = i - d < 31 ? i - d : 31;
+    size_t len = de - d < 31 ? de - d : 31;
     memcpy(buf, s + d, len);
     buf[len] = '\0';
     *count = strtod(buf, NULL);

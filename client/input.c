@@ -38,7 +38,8 @@ bool input_format_parse(const char *name, input_format *out)
     return false;
 }
 
-/* " 0xffffffff8103ce3b : sym+0xb/0xd [kernel]" or a bare address */
+/* " 0xffffffff8103ce3b : sym+0xb/0xd [kernel]", a bare address, or one
+ * with only a module ("0x7f.. [libc.so.6+0x2b3c]") or "(inexact)" */
 static bool is_stap_frame(const char *s, size_t n)
 {
     size_t i = 0;
@@ -54,7 +55,11 @@ static bool is_stap_frame(const char *s, size_t n)
         return false;
     while (i < n && s[i] == ' ')
         i++;
-    return i == n || (s[i] == ':' && i + 1 < n && s[i + 1] == ' ');
+    if (i == n || s[i] == '\r')
+        return true;
+    if (s[i] == '[' || s[i] == '(')
+        return s[i - 1] == ' ';
+    return s[i] == ':' && i + 1 < n && s[i + 1] == ' ';
 }
 
 /* indented "hex sym (module)" without a 0x prefix */

@@ -32,6 +32,12 @@ START_TEST(detects_each_format)
                             " [kernel] (inexact)\n 0xffffffff810d8fe5\n\t3\n"),
                      INPUT_STAP);
     ck_assert_int_eq(detect("# ========\n# captured on: x\n"), INPUT_PERF);
+    /* user stacks of frames with no symbol, CRLF, or "(inexact)" */
+    ck_assert_int_eq(detect(" 0x7f5d8c1a2b3c [/usr/lib/libc.so.6+0x2b3c]\n"
+                            " 0x4004a0 (inexact)\r\n"
+                            " 0x4004b0\r\n\t3\n"), INPUT_STAP);
+    /* "0x1a2b[" is not a frame */
+    ck_assert_int_eq(detect(" 0x7f5d[x]\nmain;a 1\n"), INPUT_FOLDED);
 }
 END_TEST
 
