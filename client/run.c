@@ -490,7 +490,7 @@ static bool have_tool(const char *name)
     return p != NULL;
 }
 
-static bool newest_headers(char *out, size_t len);
+static bool newest_headers(const char *root, char *out, size_t len);
 
 void run_env_probe(run_env *e, const char *root)
 {
@@ -515,7 +515,7 @@ void run_env_probe(run_env *e, const char *root)
     if (access(b, R_OK) == 0) {
         e->kbuild = true;
         snprintf(e->kbuild_why, sizeof e->kbuild_why, "/lib/modules/%s/build", rel);
-    } else if (newest_headers(hdr, sizeof hdr)) {
+    } else if (newest_headers(root, hdr, sizeof hdr)) {
         e->kbuild = true;
         snprintf(e->kbuild_why, sizeof e->kbuild_why, "%s", hdr);
     } else {
@@ -553,18 +553,21 @@ static int vercmp(const void *a, const void *b)
     return strverscmp(*(char *const *)a, *(char *const *)b);
 }
 
-static bool newest_headers(char *out, size_t len)
+static bool newest_headers(const char *root, char *out, size_t len)
 {
-    DIR *d = opendir("/usr/src");
-    if (d == NULL)
+    char *src = rooted(root, "/usr/src");
+    DIR *d = opendir(src);
+    if (d == NULL) {
+        free(src);
         return false;
+    }
     char **v = NULL;
     size_t n = 0;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         if (strncmp(de->d_name, "linux-headers-", 14) != 0)
             continue;
-        char *p = path2("/usr/src", de->d_name);
+        char *p = path2(src, de->d_name);
         char *cfg = path2(p, ".config");
         bool ok = access(cfg, R_OK) == 0;
         free(cfg);
@@ -579,6 +582,7 @@ static bool newest_headers(char *out, size_t len)
         v[n++] = p;
     }
     closedir(d);
+    free(src);
     if (n == 0) {
         free(v);
         return false;

@@ -84,7 +84,8 @@ typedef struct run_env {
 } run_env;
 
 /* Look at the machine; root is "" normally (tests pass a fake tree that
- * holds proc/ and sys/). */
+ * holds proc/, sys/, lib/modules/ and usr/src/; DIR/kbuild.sh, which the
+ * stap backends run, looks under $STAPRELAY_KB_ROOT the same way). */
 void run_env_probe(run_env *e, const char *root);
 /* Only the module check: true if loadable; else why. */
 bool run_probe_modules(const char *root, char *why, size_t len);

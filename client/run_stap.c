@@ -1,15 +1,20 @@
 /* run_stap: the SystemTap backends of `staprelay run`.
  *
- * kernel runtime:  stap -m NAME -I DIR/tapset -DMAXSKIPPED=100000
- *                       [-x PID | -c CMD] [-G kernel_only=1|user_only=1]
- *                       DIR/SCRIPT.stp [HZ]
+ * Both backends get their kernel build tree (and, for the kernel runtime,
+ * the patched runtime that Debian's headers need with systemtap < 5.2)
+ * from DIR/kbuild.sh, the script stap/check.sh uses too, so `run` builds
+ * exactly as the checks do.
+ *
+ * kernel runtime:  stap [-r TREE] [-R RUNTIME] -m NAME -I DIR/tapset
+ *                       -DMAXSKIPPED=100000 [-x PID | -c CMD]
+ *                       [-G kernel_only=1|user_only=1] DIR/SCRIPT.stp [HZ]
  *   files in /proc/systemtap/NAME (the relay's default stap root).
  *
  * BPF runtime (scripts in DIR/bpf/):
  *   stap --runtime=bpf [-r TREE] -p4 -m NAME DIR/bpf/SCRIPT.stp  (cached)
  *   [LD_PRELOAD=memlock_shim.so] stapbpf [-x PID | -c CMD] NAME.bo
- *   files (FIFOs) in /var/tmp/systemtap-$USER/NAME: the relay's stap_roots
- *   must list /var/tmp/systemtap-$USER.
+ *   files (FIFOs) in /var/tmp/systemtap-$USER/NAME: the relay's default
+ *   stap_roots cover every /var/tmp/systemtap-* directory.
  * The cache is $STAPRELAY_CACHE, else build/stapcache in a source tree
  * (shared with stap/check.sh), else ~/.cache/staprelay. */
 #include "client/run.h"
@@ -106,67 +111,7 @@ static void where(const char *name, const char *files)
             "staprelay run: metrics: pminfo -f staprelay.%s\n", files, name);
 }
 
-/* ---- kernel runtime ----------------------------------------------------- */
-
-int run_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o,
-                    const char *name)
-{
-    strbuf tapset = STRBUF_INIT, pid = STRBUF_INIT, hz = STRBUF_INIT;
-    sb_printf(&tapset, "%s/tapset", c->dir);
-    const char *argv[32];
-    size_t k = 0;
-    argv[k++] = "stap";
-    argv[k++] = "-m";
-    argv[k++] = name;
-    argv[k++] = "-I";
-    argv[k++] = tapset.buf;
-    argv[k++] = "-DMAXSKIPPED=100000";
-    k = add_target(argv, k, o, &pid);
-    if (o->kernel_only) {
-        argv[k++] = "-G";
-        argv[k++] = "kernel_only=1";
-    }
-    if (o->user_only) {
-        argv[k++] = "-G";
-        argv[k++] = "user_only=1";
-    }
-    argv[k++] = s->path;
-    if (o->hz) {
-        sb_printf(&hz, "%ld", o->hz);
-        argv[k++] = hz.buf;
-    }
-    argv[k] = NULL;
-    print_argv("running", (char *const *)argv, NULL);
-    strbuf files = STRBUF_INIT;
-    sb_printf(&files, "/proc/systemtap/%s (the module loads after stap's passes 1-4)", name);
-    where(name, files.buf);
-    sb_free(&files);
-
-    double deadline = 0;
-    run_spawn_opts so = {.in = -1, .out = -1, .err = -1, .extra_fd = -1, .sigpipe_ignored = true};
-    pid_t p = run_spawn((char *const *)argv, &so);
-    int rc = RUN_EXIT_FAILED;
-    if (p < 0) {
-        fprintf(stderr, "staprelay run: cannot start stap: %s\n", strerror(errno));
-    } else {
-        /* the duration counts from the start: stap's own passes included */
-        if (o->duration > 0)
-            deadline = run_now() + o->duration;
-        bool stopped;
-        int st = supervise(p, deadline, &stopped);
-        if (stopped || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
-            rc = RUN_EXIT_OK;
-        else
-            fprintf(stderr, "staprelay run: stap failed (exit %d)\n",
-                    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
-    }
-    sb_free(&tapset);
-    sb_free(&pid);
-    sb_free(&hz);
-    return rc;
-}
-
-/* ---- BPF runtime -------------------------------------------------------- */
+/* ---- shared: cache, kernel build tree ----------------------------------- */
 
 static int mkdirs(const char *path)
 {
@@ -265,30 +210,142 @@ static char *sh_out(const char *script, const char *const args[])
     return sb_steal(&sb);
 }
 
-/* The kernel build tree for stap -r: prints "REL TREE" (TREE empty when
- * /lib/modules/$(uname -r)/build has a System.map and needs no -r).  The
- * tree is made as stap/check.sh makes it: Debian's headers as symlinks
- * plus a System.map of the running kernel (BPF tracepoints need one). */
-static const char kbuild_sh[] =
-    "set -u\n"
-    "cache=$1; r=$(uname -r)\n"
-    "if [ -f /lib/modules/$r/build/.config ] && { [ -f /lib/modules/$r/build/System.map ] || "
-    "[ -f /boot/System.map-$r ]; }; then echo \"$r\"; exit 0; fi\n"
-    "hdr=$(ls -d /usr/src/linux-headers-*-amd64 /usr/src/linux-headers-*-arm64 2>/dev/null | sort -V | tail -1)\n"
-    "[ -n \"$hdr\" ] || exit 1\n"
-    "rel=${hdr#/usr/src/linux-headers-}\n"
-    "common=/usr/src/linux-headers-${rel%-*}-common\n"
-    "[ -d \"$common\" ] || common=$(readlink -f \"/lib/modules/$rel/source\" 2>/dev/null || echo \"$hdr\")\n"
-    "tree=$cache/kbuild-$rel\n"
-    "if [ ! -f \"$tree/.staprelay-ok\" ]; then\n"
-    "  rm -rf \"$tree\"; mkdir -p \"$tree\" || exit 1\n"
-    "  cp -as \"$hdr/.\" \"$tree/\" 2>/dev/null\n"
-    "  for l in \"$hdr\"/*; do [ -L \"$l\" ] && ln -sfn \"$(readlink -f \"$l\")\" \"$tree/$(basename \"$l\")\"; done\n"
-    "  ln -sfn \"$common\" \"$tree/source\"\n"
-    "  awk '{print $1, $2, $3}' /proc/kallsyms >\"$tree/System.map\" 2>/dev/null || : >\"$tree/System.map\"\n"
-    "  touch \"$tree/.staprelay-ok\"\n"
-    "fi\n"
-    "echo \"$rel $tree\"\n";
+/* The build tree (stap -r) and runtime (stap -R) from DIR/kbuild.sh,
+ * shared with stap/check.sh: the same tree and the same runtime fix
+ * (only when the headers need it).  Its reasons go to our stderr. */
+typedef struct kbuild {
+    char *line;                 /* "REL\tTREE\tRUNTIME", split in place */
+    const char *rel;
+    const char *tree;           /* NULL: stap's default tree will do */
+    const char *runtime;        /* NULL: the stock runtime will do */
+} kbuild;
+
+static int kbuild_get(const run_catalog *c, const char *cache, kbuild *kb)
+{
+    memset(kb, 0, sizeof *kb);
+    strbuf script = STRBUF_INIT;
+    sb_printf(&script, "%s/kbuild.sh", c->dir);
+    const char *args[] = { script.buf, cache, NULL };
+    kb->line = sh_out("exec sh \"$1\" \"$2\"", args);
+    sb_free(&script);
+    if (kb->line == NULL)
+        return -1;
+    char *f[3];
+    char *p = kb->line;
+    for (size_t i = 0; i < 3; i++) {
+        f[i] = p;
+        p = p ? strchr(p, '\t') : NULL;
+        if (p)
+            *p++ = '\0';
+    }
+    if (f[1] == NULL || f[2] == NULL || *f[0] == '\0') {
+        free(kb->line);
+        kb->line = NULL;
+        return -1;
+    }
+    kb->rel = f[0];
+    kb->tree = strcmp(f[1], "-") ? f[1] : NULL;
+    kb->runtime = strcmp(f[2], "-") ? f[2] : NULL;
+    return 0;
+}
+
+/* The cache directory, created, as an absolute path (malloc'd), or NULL. */
+static char *cache_made(const run_catalog *c)
+{
+    char *cache = cache_dir(c);
+    if (mkdirs(cache) != 0) {
+        fprintf(stderr, "staprelay run: cannot create the cache %s: %s\n", cache, strerror(errno));
+        free(cache);
+        return NULL;
+    }
+    char *real = realpath(cache, NULL);
+    if (real != NULL) {
+        free(cache);
+        cache = real;
+    }
+    return cache;
+}
+
+/* ---- kernel runtime ----------------------------------------------------- */
+
+int run_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o,
+                    const char *name)
+{
+    char *cache = cache_made(c);
+    kbuild kb = { 0 };
+    if (cache == NULL || kbuild_get(c, cache, &kb) != 0) {
+        fprintf(stderr, "staprelay run: no kernel build tree for stap: install the "
+                "headers of the running kernel (linux-headers-$(uname -r))\n");
+        free(cache);
+        return RUN_EXIT_FAILED;
+    }
+    strbuf tapset = STRBUF_INIT, pid = STRBUF_INIT, hz = STRBUF_INIT;
+    sb_printf(&tapset, "%s/tapset", c->dir);
+    const char *argv[32];
+    size_t k = 0;
+    argv[k++] = "stap";
+    if (kb.tree) {
+        argv[k++] = "-r";
+        argv[k++] = kb.tree;
+    }
+    /* the runtime fix check.sh uses for pass 4, when the headers need it */
+    if (kb.runtime) {
+        argv[k++] = "-R";
+        argv[k++] = kb.runtime;
+    }
+    argv[k++] = "-m";
+    argv[k++] = name;
+    argv[k++] = "-I";
+    argv[k++] = tapset.buf;
+    argv[k++] = "-DMAXSKIPPED=100000";
+    k = add_target(argv, k, o, &pid);
+    if (o->kernel_only) {
+        argv[k++] = "-G";
+        argv[k++] = "kernel_only=1";
+    }
+    if (o->user_only) {
+        argv[k++] = "-G";
+        argv[k++] = "user_only=1";
+    }
+    argv[k++] = s->path;
+    if (o->hz) {
+        sb_printf(&hz, "%ld", o->hz);
+        argv[k++] = hz.buf;
+    }
+    argv[k] = NULL;
+    print_argv("running", (char *const *)argv, NULL);
+    strbuf files = STRBUF_INIT;
+    sb_printf(&files, "/proc/systemtap/%s (the module loads after stap's passes 1-4)", name);
+    where(name, files.buf);
+    sb_free(&files);
+
+    double deadline = 0;
+    run_spawn_opts so = {.in = -1, .out = -1, .err = -1, .extra_fd = -1, .sigpipe_ignored = true};
+    pid_t p = run_spawn((char *const *)argv, &so);
+    int rc = RUN_EXIT_FAILED;
+    if (p < 0) {
+        fprintf(stderr, "staprelay run: cannot start stap: %s\n", strerror(errno));
+    } else {
+        /* the duration counts from the start: stap's own passes included */
+        if (o->duration > 0)
+            deadline = run_now() + o->duration;
+        bool stopped;
+        int st = supervise(p, deadline, &stopped);
+        if (stopped || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
+            rc = RUN_EXIT_OK;
+        else
+            fprintf(stderr, "staprelay run: stap failed (exit %d)\n",
+                    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    }
+    sb_free(&tapset);
+    sb_free(&pid);
+    sb_free(&hz);
+    free(kb.line);
+    free(cache);
+    return rc;
+}
+
+/* ---- BPF runtime: building and running ----------------------------------- */
 
 /* Same key as stap/check.sh, so a .bo it built is reused. */
 static const char key_sh[] =
@@ -326,34 +383,20 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
 {
     (void)e;
     int rc = RUN_EXIT_FAILED;
-    char *cache = cache_dir(c);
-    char *kb = NULL, *key = NULL;
+    char *cache = cache_made(c);
+    char *key = NULL;
+    kbuild kb = { 0 };
     strbuf home = STRBUF_INIT, bo = STRBUF_INIT, shim = STRBUF_INIT, tmpd = STRBUF_INIT,
            runbo = STRBUF_INIT, fifo = STRBUF_INIT, pid = STRBUF_INIT;
     int logfd = -1;
-    if (mkdirs(cache) != 0) {
-        fprintf(stderr, "staprelay run: cannot create the cache %s: %s\n", cache, strerror(errno));
+    if (cache == NULL)
         goto out;
-    }
-    {
-        char *real = realpath(cache, NULL);
-        if (real != NULL) {
-            free(cache);
-            cache = real;
-        }
-    }
-    const char *kargs[] = { cache, NULL };
-    kb = sh_out(kbuild_sh, kargs);
-    if (kb == NULL) {
+    if (kbuild_get(c, cache, &kb) != 0) {
         fprintf(stderr, "staprelay run: no kernel build tree for stap: install "
                 "linux-headers-amd64 (stap needs headers and a System.map even for BPF)\n");
         goto out;
     }
-    char *sp = strchr(kb, ' ');
-    const char *tree = sp ? sp + 1 : NULL;
-    if (sp)
-        *sp = '\0';
-    const char *rel = kb;
+    const char *tree = kb.tree, *rel = kb.rel;
 
     const char *kargs2[] = { s->bpf_path, rel, name, NULL };
     key = sh_out(key_sh, kargs2);
@@ -555,7 +598,7 @@ out:
     if (logfd >= 0)
         close(logfd);
     free(cache);
-    free(kb);
+    free(kb.line);
     free(key);
     sb_free(&home);
     sb_free(&bo);

@@ -25,6 +25,7 @@
 #   build/stapcache/runtime   patched runtime copy (when needed)
 #   build/stapcache/kbuild-R  Debian headers (symlinks) + System.map from
 #                             /proc/kallsyms (BPF tracepoints need it)
+#   (both made by stap/kbuild.sh, which `staprelay run` uses too)
 #   build/stapcache/bo        BPF builds by content hash (stap has no cache
 #                             for them)
 #   -k copies the modules to build/stapcache/out/*.ko|*.bo.
@@ -124,50 +125,24 @@ if wanted fixtures; then
 fi
 
 # ------------------------------------------------------ headers + runtime
-hdr=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1)
-[ -n "$hdr" ] || { fail headers "no /usr/src/linux-headers-*-amd64"; finish; }
-rel=${hdr#/usr/src/linux-headers-}
-common=/usr/src/linux-headers-${rel%-amd64}-common
-[ -d "$common" ] || common=$(readlink -f "/lib/modules/$rel/source" 2>/dev/null || echo "$hdr")
-
-# A build tree made of symlinks to Debian's headers, plus a System.map of
-# the running kernel: without it stap's BPF backend refuses tracepoints
-# ("new BPF TRACEPOINT behavior not supported by target kernel").  The
-# kernel runtime uses the same tree so both share one tracequery cache.
-tree=$cache/kbuild-$rel
-if [ ! -f "$tree/.staprelay-ok" ]; then
-    rm -rf "$tree"
-    mkdir -p "$tree"
-    cp -as "$hdr/." "$tree/" 2>/dev/null
-    # Relative symlinks in the headers package would dangle in the copy.
-    for l in "$hdr"/*; do
-        [ -L "$l" ] && ln -sfn "$(readlink -f "$l")" "$tree/$(basename "$l")"
-    done
-    ln -sfn "$common" "$tree/source"
-    awk '{print $1, $2, $3}' /proc/kallsyms >"$tree/System.map" 2>/dev/null || : >"$tree/System.map"
-    touch "$tree/.staprelay-ok"
+# stap/kbuild.sh (shared with `staprelay run`): a build tree made of
+# symlinks to Debian's newest headers plus a System.map of the running
+# kernel (without it stap's BPF backend refuses tracepoints: "new BPF
+# TRACEPOINT behavior not supported by target kernel"); the kernel runtime
+# uses the same tree so both share one tracequery cache.  And, only when
+# those headers need it, a private runtime copy with the
+# task_work_cancel_func fix (systemtap < 5.2) for -R.
+if ! kb=$(sh "$here/kbuild.sh" --headers "$cache" 2>"$cache/kbuild.log"); then
+    fail headers "$(head -1 "$cache/kbuild.log")"
+    finish
 fi
-
+rel=$(printf '%s' "$kb" | cut -f1)
+tree=$(printf '%s' "$kb" | cut -f2)
+rt=$(printf '%s' "$kb" | cut -f3)
+rtopt=""
+[ "$rt" = - ] || rtopt="-R $rt"
 export SYSTEMTAP_DIR=$cache/home
 mkdir -p "$SYSTEMTAP_DIR"
-stock=/usr/share/systemtap/runtime
-rtopt=""
-if grep -q task_work_cancel_func "$common/include/linux/task_work.h" 2>/dev/null &&
-   ! grep -q task_work_cancel_func "$stock/stp_task_work.c"; then
-    # Debian's headers carry the task_work_cancel_func() backport that
-    # systemtap < 5.2 does not know (upstream fix a64dc4e2e): patch a copy.
-    rt=$cache/runtime
-    ver=$(dpkg-query -W -f='${Version}' systemtap-runtime 2>/dev/null || echo unknown)
-    if [ "$(cat "$rt/.staprelay-stamp" 2>/dev/null)" != "$ver" ]; then
-        rm -rf "$rt"
-        cp -a "$stock" "$rt"
-        sed -i -e 's/typedef typeof(&task_work_cancel) task_work_cancel_fn;/typedef typeof(\&task_work_cancel_func) task_work_cancel_fn;/' \
-               -e 's/kallsyms_lookup_name("task_work_cancel")/kallsyms_lookup_name("task_work_cancel_func")/' \
-               "$rt/stp_task_work.c"
-        echo "$ver" >"$rt/.staprelay-stamp"
-    fi
-    rtopt="-R $rt"
-fi
 
 # ------------------------------------------------- kernel runtime, pass 4
 for s in "$here"/*.stp "$here"/tests/*.stp; do

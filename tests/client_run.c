@@ -262,6 +262,154 @@ START_TEST(choice)
 }
 END_TEST
 
+/* ---- the kernel runtime's command line ---------------------------------- */
+
+/* A fake machine under D/root for run_env_probe() and stap/kbuild.sh
+ * (STAPRELAY_KB_ROOT): a kernel that loads modules, Debian-style headers
+ * whose task_work.h says HDR_TEXT, and a stock SystemTap runtime whose
+ * stp_task_work.c says RT_TEXT.  A stub stap on PATH writes its arguments
+ * to D/stap.args, one per line. */
+static const char stock_task_work[] =
+    "typedef typeof(&task_work_cancel) task_work_cancel_fn;\n"
+    "fn = kallsyms_lookup_name(\"task_work_cancel\");\n";
+
+static void fake_machine(const char *d, const char *hdr_text, const char *rt_text)
+{
+    char root[512], bin[512], stub[1024];
+    snprintf(root, sizeof root, "%s/root", d);
+    tu_rmtree(root);
+    ck_assert_int_eq(tu_write(root, "proc/modules", ""), 0);
+    ck_assert_int_eq(tu_write(root, "proc/sys/kernel/osrelease", "6.18.0-test\n"), 0);
+    ck_assert_int_eq(tu_write(root, "usr/src/linux-headers-6.1.0-99-amd64/.config", "CONFIG_X=y\n"), 0);
+    ck_assert_int_eq(tu_write(root, "usr/src/linux-headers-6.1.0-99-amd64/include/generated/x.h", ""), 0);
+    ck_assert_int_eq(tu_write(root, "usr/src/linux-headers-6.1.0-99-common/include/linux/task_work.h",
+                              hdr_text), 0);
+    ck_assert_int_eq(tu_write(root, "usr/share/systemtap/runtime/stp_task_work.c", rt_text), 0);
+    ck_assert_int_eq(tu_write(root, "usr/share/systemtap/runtime/runtime.h", "/* stock */\n"), 0);
+    snprintf(bin, sizeof bin, "%s/bin", d);
+    snprintf(stub, sizeof stub, "#!/bin/sh\nprintf '%%s\\n' \"$@\" > '%s/stap.args'\n", d);
+    ck_assert_int_eq(tu_write(bin, "stap", stub), 0);
+    snprintf(stub, sizeof stub, "%s/stap", bin);
+    ck_assert_int_eq(chmod(stub, 0755), 0);
+    setenv("STAPRELAY_KB_ROOT", root, 1);
+}
+
+/* run profile with the kernel runtime on the fake machine, with a fresh
+ * cache; returns the stub's arguments joined by spaces (malloc'd). */
+static char *kernel_run_args(const char *d, const char *cache)
+{
+    char root[512], path[1024], args[512];
+    snprintf(root, sizeof root, "%s/root", d);
+    snprintf(path, sizeof path, "%s/bin:%s", d, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+    setenv("PATH", path, 1);
+    setenv("STAPRELAY_CACHE", cache, 1);
+    snprintf(args, sizeof args, "%s/stap.args", d);
+    unlink(args);
+
+    run_env e;
+    run_env_probe(&e, root);
+    ck_assert_msg(e.modules, "%s", e.modules_why);
+    ck_assert(e.stap);
+    ck_assert_msg(e.kbuild, "%s", e.kbuild_why);
+    e.root = true;      /* what is tested is the command, not who may load it */
+    run_catalog c;
+    ck_assert_int_eq(run_catalog_load(&c, "stap"), 0);   /* the repository's scripts */
+    const run_script *s = run_catalog_find(&c, "profile");
+    ck_assert_ptr_nonnull(s);
+    run_opts o;
+    memset(&o, 0, sizeof o);
+    o.script = "profile";
+    o.hz = 199;
+    char why[2048];
+    ck_assert_int_eq(run_choose(s, &o, &e, why, sizeof why), RUN_BK_STAP);
+    ck_assert_int_eq(run_stap_kernel(&c, s, &o, "kprof"), RUN_EXIT_OK);
+    run_catalog_free(&c);
+
+    char *text = tu_slurp(args);
+    ck_assert_msg(text != NULL, "the stub stap did not run");
+    for (char *p = text; *p; p++)
+        if (*p == '\n')
+            *p = p[1] ? ' ' : '\0';
+    return text;
+}
+
+START_TEST(kernel_runtime_command)
+{
+    char *d = tu_mkdtemp();
+    char *real = realpath(d, NULL);
+    ck_assert_ptr_nonnull(real);
+    char cache[600], want[2048], *got, *t;
+    const char *tail = "-m kprof -I stap/tapset -DMAXSKIPPED=100000 stap/profile.stp 199";
+
+    /* Debian's headers with the task_work_cancel_func backport, systemtap
+     * < 5.2: check.sh's tree (-r) and the patched runtime copy (-R) */
+    fake_machine(d, "bool task_work_cancel_func(struct task_struct *, bool (*)(void));\n",
+                 stock_task_work);
+    snprintf(cache, sizeof cache, "%s/c1", real);
+    got = kernel_run_args(d, cache);
+    snprintf(want, sizeof want, "-r %s/kbuild-6.1.0-99-amd64 -R %s/runtime %s", cache, cache, tail);
+    ck_assert_str_eq(got, want);
+    free(got);
+    snprintf(want, sizeof want, "%s/runtime/stp_task_work.c", cache);
+    t = tu_slurp(want);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_ptr_nonnull(strstr(t, "typedef typeof(&task_work_cancel_func) task_work_cancel_fn;"));
+    ck_assert_ptr_nonnull(strstr(t, "kallsyms_lookup_name(\"task_work_cancel_func\")"));
+    free(t);
+    snprintf(want, sizeof want, "%s/runtime/runtime.h", cache);
+    t = tu_slurp(want);
+    ck_assert_ptr_nonnull(t);               /* the rest of the runtime is copied */
+    free(t);
+    snprintf(want, sizeof want, "%s/kbuild-6.1.0-99-amd64/System.map", cache);
+    ck_assert_int_eq(access(want, F_OK), 0);
+    /* the stock runtime is untouched */
+    snprintf(want, sizeof want, "%s/root/usr/share/systemtap/runtime/stp_task_work.c", d);
+    t = tu_slurp(want);
+    ck_assert_str_eq(t, stock_task_work);
+    free(t);
+
+    /* headers without the backport: no -R */
+    fake_machine(d, "void task_work_cancel(struct task_struct *);\n", stock_task_work);
+    snprintf(cache, sizeof cache, "%s/c2", real);
+    got = kernel_run_args(d, cache);
+    snprintf(want, sizeof want, "-r %s/kbuild-6.1.0-99-amd64 %s", cache, tail);
+    ck_assert_str_eq(got, want);
+    free(got);
+    snprintf(want, sizeof want, "%s/runtime", cache);
+    ck_assert_int_ne(access(want, F_OK), 0);
+
+    /* a runtime that already knows it (systemtap >= 5.2): no -R either */
+    fake_machine(d, "bool task_work_cancel_func(void);\n",
+                 "typedef typeof(&task_work_cancel_func) task_work_cancel_fn;\n");
+    snprintf(cache, sizeof cache, "%s/c3", real);
+    got = kernel_run_args(d, cache);
+    snprintf(want, sizeof want, "-r %s/kbuild-6.1.0-99-amd64 %s", cache, tail);
+    ck_assert_str_eq(got, want);
+    free(got);
+
+    /* the running kernel's own build tree (what a loadable module needs):
+     * no -r, and its source's task_work.h decides -R */
+    fake_machine(d, "void task_work_cancel(struct task_struct *);\n", stock_task_work);
+    char root[600];
+    snprintf(root, sizeof root, "%s/root", d);
+    ck_assert_int_eq(tu_write(root, "lib/modules/6.18.0-test/build/.config", "CONFIG_X=y\n"), 0);
+    ck_assert_int_eq(tu_write(root, "boot/System.map-6.18.0-test", "0 T _text\n"), 0);
+    ck_assert_int_eq(tu_write(root, "lib/modules/6.18.0-test/build/include/linux/task_work.h",
+                              "bool task_work_cancel_func(void);\n"), 0);
+    snprintf(cache, sizeof cache, "%s/c4", real);
+    got = kernel_run_args(d, cache);
+    snprintf(want, sizeof want, "-R %s/runtime %s", cache, tail);
+    ck_assert_str_eq(got, want);
+    free(got);
+
+    unsetenv("STAPRELAY_KB_ROOT");
+    unsetenv("STAPRELAY_CACHE");
+    tu_rmtree(d);
+    free(d);
+    free(real);
+}
+END_TEST
+
 /* ---- perf_source -------------------------------------------------------- */
 
 typedef struct got {
@@ -469,6 +617,7 @@ Suite *client_run_suite(void)
     tcase_add_test(tc, catalog);
     tcase_add_test(tc, module_probe);
     tcase_add_test(tc, choice);
+    tcase_add_test(tc, kernel_runtime_command);
     tcase_add_test(tc, sampler);
     tcase_add_test(tc, sample_header);
     tcase_add_test(tc, source_dir);

@@ -1,0 +1,121 @@
+#!/bin/sh
+# stap/kbuild.sh - the kernel build tree and SystemTap runtime that stap
+# needs on this machine.  Shared by stap/check.sh and `staprelay run`
+# (client/run_stap.c), so both build against the same tree with the same
+# runtime fix.
+#
+#   stap/kbuild.sh [--headers] CACHE
+#
+# Prints one line, tab-separated:  RELEASE  TREE  RUNTIME
+#   TREE     the argument for `stap -r`; "-" when stap's default tree
+#            (/lib/modules/$(uname -r)/build) will do
+#   RUNTIME  the argument for `stap -R`; "-" when the stock runtime will do
+# Exit status 1 (with a reason on stderr) when there is no usable tree.
+#
+# Which tree
+#   default    the running kernel's own /lib/modules/RELEASE/build when it
+#              has a .config and a System.map (what a module that is to be
+#              loaded must be built against); else the tree below
+#   --headers  always the newest Debian headers package
+#              (/usr/src/linux-headers-*-amd64|arm64), as CACHE/kbuild-REL:
+#              the headers as symlinks plus a System.map of the running
+#              kernel from /proc/kallsyms (stap's BPF backend refuses
+#              tracepoints without one)
+#
+# The runtime fix (only when the headers need it)
+#   Debian's 6.1 headers carry the backported task_work_cancel_func() API;
+#   systemtap < 5.2 does not know it (upstream fix a64dc4e2e) and pass 4
+#   fails in runtime/stp_task_work.c for every script.  When the chosen
+#   tree's include/linux/task_work.h declares task_work_cancel_func and the
+#   stock runtime does not mention it, a copy of the runtime with the
+#   two-line fix is made in CACHE/runtime (remade when systemtap changes)
+#   and printed as RUNTIME.
+#
+# STAPRELAY_KB_ROOT (tests): a directory standing in for / when looking at
+# /usr/src, /lib/modules, /boot, /proc and /usr/share/systemtap/runtime.
+set -u
+
+mode=native
+if [ "${1:-}" = "--headers" ]; then mode=headers; shift; fi
+[ $# -eq 1 ] || { echo "usage: stap/kbuild.sh [--headers] CACHE" >&2; exit 2; }
+cache=$1
+R=${STAPRELAY_KB_ROOT:-}
+
+r=$(cat "$R/proc/sys/kernel/osrelease" 2>/dev/null || uname -r)
+mods=$R/lib/modules
+stock=$R/usr/share/systemtap/runtime
+
+# ---- the tree
+tree=-
+rel=$r
+native=$mods/$r/build
+if [ $mode = native ] && [ -f "$native/.config" ] &&
+   { [ -f "$native/System.map" ] || [ -f "$R/boot/System.map-$r" ]; }; then
+    hdr=$native
+    src=$(readlink -f "$mods/$r/source" 2>/dev/null || echo "$native")
+else
+    hdr=$(ls -d "$R"/usr/src/linux-headers-*-amd64 "$R"/usr/src/linux-headers-*-arm64 2>/dev/null |
+          sort -V | tail -1)
+    if [ -z "$hdr" ]; then
+        echo "stap/kbuild.sh: no kernel build tree ($native) and no" \
+             "/usr/src/linux-headers-*: apt-get install linux-headers-amd64" >&2
+        exit 1
+    fi
+    rel=${hdr##*/linux-headers-}
+    src=${hdr%-*}-common
+    [ -d "$src" ] || src=$(readlink -f "$mods/$rel/source" 2>/dev/null || echo "$hdr")
+    tree=$cache/kbuild-$rel
+    if [ ! -f "$tree/.staprelay-ok" ]; then
+        mkdir -p "$cache" || exit 1
+        tmp=$tree.tmp.$$
+        rm -rf "$tmp"
+        mkdir -p "$tmp" || exit 1
+        cp -as "$hdr/." "$tmp/" 2>/dev/null
+        # relative symlinks in the headers package would dangle in the copy
+        for l in "$hdr"/*; do
+            [ -L "$l" ] && ln -sfn "$(readlink -f "$l")" "$tmp/$(basename "$l")"
+        done
+        ln -sfn "$src" "$tmp/source"
+        awk '{print $1, $2, $3}' "$R/proc/kallsyms" >"$tmp/System.map" 2>/dev/null ||
+            : >"$tmp/System.map"
+        touch "$tmp/.staprelay-ok"
+        rm -rf "$tree"
+        mv -T "$tmp" "$tree" 2>/dev/null || rm -rf "$tmp"   # another run won the race
+    fi
+fi
+
+# ---- the runtime
+runtime=-
+needs_fix() {
+    for h in "$src/include/linux/task_work.h" "$hdr/include/linux/task_work.h"; do
+        grep -q task_work_cancel_func "$h" 2>/dev/null && return 0
+    done
+    return 1
+}
+if needs_fix && ! grep -q task_work_cancel_func "$stock/stp_task_work.c" 2>/dev/null; then
+    rt=$cache/runtime
+    ver=$(dpkg-query -W -f='${Version}' systemtap-runtime 2>/dev/null || echo unknown)
+    stamp=$ver    # check.sh's stamp before this script: keeps stap's caches valid
+    if [ "$(cat "$rt/.staprelay-stamp" 2>/dev/null)" != "$stamp" ]; then
+        mkdir -p "$cache" || exit 1
+        tmp=$rt.tmp.$$
+        rm -rf "$tmp"
+        cp -a "$stock" "$tmp" || { echo "stap/kbuild.sh: cannot copy $stock" >&2; exit 1; }
+        sed -i -e 's/typedef typeof(&task_work_cancel) task_work_cancel_fn;/typedef typeof(\&task_work_cancel_func) task_work_cancel_fn;/' \
+               -e 's/kallsyms_lookup_name("task_work_cancel")/kallsyms_lookup_name("task_work_cancel_func")/' \
+               "$tmp/stp_task_work.c"
+        if ! grep -q 'typeof(&task_work_cancel_func)' "$tmp/stp_task_work.c"; then
+            rm -rf "$tmp"
+            echo "stap/kbuild.sh: $hdr needs the task_work_cancel_func fix, but" \
+                 "$stock/stp_task_work.c is not the text it applies to (systemtap" \
+                 "$ver): upgrade systemtap to 5.2 or later" >&2
+            exit 1
+        fi
+        echo "$stamp" >"$tmp/.staprelay-stamp"
+        rm -rf "$rt"
+        mv -T "$tmp" "$rt" 2>/dev/null || rm -rf "$tmp"
+    fi
+    runtime=$rt
+fi
+
+printf '%s\t%s\t%s\n' "$rel" "$tree" "$runtime"
