@@ -377,6 +377,8 @@ static void write_frame(strbuf *sb, const flametree *t, const ft_node *nd,
         sb_addc(sb, '%');
         if (t->has_delta) {
             double d = o->negate ? -nd->delta : nd->delta;
+            if (d == 0)
+                d = 0;      /* no "-0.00%": negated zero is zero (Perl) */
             sb_adds(sb, d > 0 ? "; +" : "; ");
             fixed_num(sb, 100 * d / total, 2);
             sb_addc(sb, '%');

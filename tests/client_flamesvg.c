@@ -385,6 +385,33 @@ START_TEST(differential_titles_and_colours)
 }
 END_TEST
 
+/* --negate (difffolded's before/after read the other way): deltas and
+ * hues swap, an unchanged frame still reads 0.00% (never -0.00%) */
+START_TEST(differential_negate)
+{
+    svg_options so;
+    svg_options_default(&so);
+    so.minwidth = 0;
+    so.negate = true;
+    ft_options fo = { 0 };
+    char *svg = render("m;grew 10 30\nm;shrank 40 10\nm;same 5 5\n", &so, &fo);
+    ck_assert(xmllint_ok(svg));
+    ck_assert_ptr_nonnull(strstr(svg, "<title>grew (30 samples, 66.67%; -44.44%)"));
+    ck_assert_ptr_nonnull(strstr(svg, "<title>shrank (10 samples, 22.22%; +66.67%)"));
+    ck_assert_ptr_nonnull(strstr(svg, "<title>same (5 samples, 11.11%; 0.00%)"));
+    ck_assert_ptr_nonnull(strstr(svg, "<title>m (45 samples, 100.00%; 0.00%)"));
+    ck_assert_ptr_null(strstr(svg, "-0.00%"));
+    /* grew is blue now: k = 70 → rgb(70,70,255); shrank red: rgb(255,0,0) */
+    ck_assert_ptr_nonnull(strstr(svg, "fill=\"rgb(70,70,255)\""));
+    ck_assert_ptr_nonnull(strstr(svg, "fill=\"rgb(255,0,0)\""));
+    ck_assert_ptr_null(strstr(svg, "fill=\"rgb(255,70,70)\""));
+    ck_assert_ptr_null(strstr(svg, "fill=\"rgb(0,0,255)\""));
+    /* unchanged frames stay white */
+    ck_assert_ptr_nonnull(strstr(svg, "fill=\"rgb(255,255,255)\""));
+    free(svg);
+}
+END_TEST
+
 START_TEST(labels_truncate_with_dots)
 {
     svg_options so;
@@ -603,6 +630,7 @@ Suite *client_flamesvg_suite(void)
     tcase_add_test(tc, minwidth_prunes_and_height_follows);
     tcase_add_test(tc, inverted_flamechart_and_titles);
     tcase_add_test(tc, differential_titles_and_colours);
+    tcase_add_test(tc, differential_negate);
     tcase_add_test(tc, labels_truncate_with_dots);
     tcase_add_test(tc, output_is_deterministic);
     tcase_add_test(tc, deep_stack_renders);
