@@ -63,8 +63,8 @@ static int read_perf(const char *cmd, const char *path,
     linereader lr;
     lr_init(&lr, fp);
     input_format fmt = in->format;
+    size_t nq = lr_fill(&lr, DETECT_LINES, 256 * 1024);
     if (fmt == INPUT_AUTO) {
-        size_t nq = lr_fill(&lr, DETECT_LINES, 256 * 1024);
         const char *lines[DETECT_LINES];
         size_t lens[DETECT_LINES];
         for (size_t i = 0; i < nq; i++)
@@ -72,7 +72,18 @@ static int read_perf(const char *cmd, const char *path,
         fmt = input_detect(lines, lens, nq);
     }
     int rc = 0;
-    if (fmt != INPUT_PERF) {
+    bool empty = true;      /* nothing but blank lines in the window */
+    for (size_t i = 0; empty && i < nq; i++) {
+        size_t len;
+        const char *q = lr_queued(&lr, i, &len);
+        for (size_t k = 0; k < len && empty; k++)
+            empty = isspace((unsigned char)q[k]);
+    }
+    if (empty && nq < DETECT_LINES) {
+        fprintf(stderr, "staprelay %s: %s: no input (expected `perf "
+                "script` output with the time field)\n", cmd, name);
+        rc = 2;
+    } else if (fmt != INPUT_PERF) {
         fprintf(stderr, "staprelay %s: %s: %s input has no per-sample "
                 "timestamps; a heat map needs `perf script` output (with "
                 "the time field) or PCP event records (-h or -a)\n", cmd,

@@ -278,6 +278,62 @@ static int run_cmd(const char *dir, const char *a1, const char *a2,
     return rc;
 }
 
+/* As run_cmd, with stderr kept in *err (caller frees). */
+static int run_cmd_err(const char *dir, const char *a1, const char *a2,
+                       char **err)
+{
+    char *argv[4] = { "heatmap", (char *)a1, (char *)a2, NULL };
+    int argc = a2 ? 3 : a1 ? 2 : 1;
+    strbuf path = STRBUF_INIT;
+    sb_printf(&path, "%s/stderr", dir);
+    fflush(stderr);
+    FILE *saved = stderr;
+    stderr = fopen(path.buf, "w");
+    int rc = cmd_heatmap(argc, argv);
+    fclose(stderr);
+    stderr = saved;
+    *err = tu_slurp(path.buf);
+    sb_free(&path);
+    return rc;
+}
+
+/* Empty input says so (as flame does), not that it lacks timestamps. */
+START_TEST(empty_input_says_no_input)
+{
+    char *dir = tu_mkdtemp();
+    tu_write(dir, "empty", "");
+    tu_write(dir, "blank", "\n  \n\n");
+    tu_write(dir, "folded", "main;f 3\n");
+    strbuf p = STRBUF_INIT;
+    char *err;
+    const char *names[] = { "empty", "blank" };
+    for (int i = 0; i < 2; i++) {
+        sb_reset(&p);
+        sb_printf(&p, "%s/%s", dir, names[i]);
+        ck_assert_int_eq(run_cmd_err(dir, p.buf, NULL, &err), 2);
+        ck_assert_msg(strstr(err, ": no input (expected `perf script` output")
+                      != NULL, "%s", err);
+        ck_assert_ptr_null(strstr(err, "timestamps"));
+        free(err);
+    }
+    sb_reset(&p);
+    sb_printf(&p, "%s/folded", dir);
+    ck_assert_int_eq(run_cmd_err(dir, p.buf, NULL, &err), 2);
+    ck_assert_ptr_nonnull(strstr(err, "folded input has no per-sample "
+                                      "timestamps"));
+    free(err);
+    /* forced perf format: still "no input" */
+    sb_reset(&p);
+    sb_printf(&p, "%s/empty", dir);
+    ck_assert_int_eq(run_cmd_err(dir, "--input-format=perf", p.buf, &err), 2);
+    ck_assert_ptr_nonnull(strstr(err, "no input"));
+    free(err);
+    sb_free(&p);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(command)
 {
     char *dir = tu_mkdtemp();
@@ -315,6 +371,7 @@ Suite *client_heatmap_suite(void)
     Suite *s = suite_create("client_heatmap");
     TCase *tc = tcase_create("heatmap");
     tcase_add_test(tc, cell_arithmetic);
+    tcase_add_test(tc, empty_input_says_no_input);
     tcase_add_test(tc, grid_known_offsets);
     tcase_add_test(tc, disorder_and_errors);
     tcase_add_test(tc, idle_regex_and_perf_time);
