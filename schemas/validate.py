@@ -19,8 +19,14 @@ Without FILE arguments it finds, below the repository root:
   buckets against data.schema.json#/$defs/histogram_buckets, event records
   against data.schema.json#/$defs/event_records and their fields against
   event-record.schema.json#/$defs/<type>_value;
-* ```json blocks in schemas/README.md and docs/formats.md that follow a
-  `<!-- schema: NAME[#/pointer] -->` line.
+* every JSON example in the documentation (README.md, docs/*.md,
+  schemas/README.md, stap/README.md, the man pages pmda/*.1 and
+  client/*.1): in Markdown every ```json block, and every plain ``` block
+  that holds a JSON object or list; in a man page every .nf/.EX block that
+  starts with { or [.  Each is checked against the schema named by a
+  `<!-- schema: NAME[#/pointer] -->` line just before it, or else the one
+  its keys identify (see guess_schema); an example no schema claims fails,
+  so an example cannot drift from the formats unnoticed.
 
 A few rules that JSON Schema cannot state are checked here too, mirroring
 relay/: documents are parsed as jansson parses them (integers must fit in
@@ -28,7 +34,8 @@ relay/: documents are parsed as jansson parses them (integers must fit in
 an integer is never written 1.0), metric names must not collide
 (relay/metadata.c claim_name), a histogram bucket needs hi >= lo and a
 unique name (relay/snapshot.c), records must carry their sequence
-numbers in increasing order (relay/events.c).
+numbers in increasing order (relay/events.c), a metric's labels fit in
+4096 bytes of compact JSON (pmda/values.c values_labels_fit).
 
 Prints `PASS path` or `FAIL path: error` per file and `schemas: N passed,
 N failed`; exits 1 on any failure or when no file was found.  Needs the
@@ -56,10 +63,13 @@ except ImportError as e:          # pragma: no cover
 
 SCHEMA_DIR = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(SCHEMA_DIR)
-NAMES = ("config", "metadata", "data", "event-record")
+NAMES = ("config", "metadata", "data", "event-record", "run-status")
 I64_MIN, I64_MAX = -(2 ** 63), 2 ** 63 - 1
 SCAN_DIRS = ("examples", "stap/fixtures", "qa")
-DOCS = ("schemas/README.md", "docs/formats.md")
+DOCS = ("README.md", "schemas/README.md", "stap/README.md")
+DOC_DIRS = ("docs",)                  # every *.md in them
+MAN_DIRS = ("pmda", "client")         # every *.1 in them
+LABELS_MAX_JSON = 4096                # pmda/values.c
 TS_SCALE = {"nsec": 1, "ns": 1, "usec": 1000, "us": 1000, "msec": 10 ** 6, "ms": 10 ** 6,
             "sec": 10 ** 9, "s": 10 ** 9}
 TS_UNIT = {1: "nsec", 1000: "usec", 10 ** 6: "msec", 10 ** 9: "sec"}
@@ -302,10 +312,31 @@ def check_names(meta):
         raise Invalid("; ".join(problems))
 
 
+def check_labels(meta):
+    """pmda/values.c values_labels_fit: the metric's labels as compact JSON
+    (relay/metadata.c labels_text) in at most LABELS_MAX_JSON bytes, else
+    the PMDA publishes none of them.  Count and name length are in the
+    schema."""
+    def leaves(ms):
+        for m in ms:
+            if m["type"] == "array":
+                yield from ((m["name"] + "." + s["name"], s) for s in m["metrics"])
+            elif m["type"] != "event":
+                yield m["name"], m
+    for name, m in leaves(meta["metrics"]):
+        if "labels" in m:
+            text = json.dumps(m["labels"], separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+            n = len(text.encode("utf-8"))
+            if n > LABELS_MAX_JSON:
+                raise Invalid("metric %s: labels are %d bytes of JSON, more than %d (the PMDA "
+                              "publishes none of them)" % (name, n, LABELS_MAX_JSON))
+
+
 def check_metadata(schemas, path):
     meta = load_json(path)
     check(schemas, "metadata", meta)
     check_names(meta)
+    check_labels(meta)
     return meta
 
 
@@ -462,24 +493,86 @@ def check_config(schemas, path):
     check(schemas, "config", load_json(path, reject_duplicates=True))
 
 
-DOC_MARK = re.compile(r"^<!-- schema: (\S+) -->\s*\n```json\n(.*?)^```", re.M | re.S)
+# A fenced Markdown block, with the <!-- schema: REF --> line before it if any.
+MD_BLOCK = re.compile(r"^(?:<!-- schema: (\S+) -->[ \t]*\n)?```([\w-]*)[ \t]*\n(.*?)^```", re.M | re.S)
+MAN_BLOCK = re.compile(r"^\.(?:nf|EX)[ \t]*\n(.*?)^\.(?:fi|EE)\b", re.M | re.S)
+# An object or list opening: `{"`, `[{`, `[1`... but not `[access]` (pmcd.conf)
+# nor `{ staprelay.x }` (a pmlogger config).
+LOOKS_JSON = re.compile(r'\s*[\[{]\s*([\]}"{\[-]|[0-9]|true\b|false\b|null\b)')
+MAN_ESC = ((r"\(dq", '"'), (r"\(aq", "'"), (r"\-", "-"), (r"\e", "\\"), (r"\&", ""))
+
+
+def guess_schema(schemas, inst):
+    """The schema an unmarked example is written for, from its keys; None
+    when none claims it.  Keys that only one kind of document has decide:
+    a metric list is metadata, a run's state is a run status, bucket
+    bounds are a histogram; config keys and event-record keys must all be
+    known to the schema for it to claim the example."""
+    def props(name):
+        return set(schemas.docs[name].get("properties", {}))
+    if isinstance(inst, list):
+        if inst and all(isinstance(b, dict) and "count" in b and ("lo" in b or "hi" in b) for b in inst):
+            return "data#/$defs/histogram_buckets"
+        return None
+    if not isinstance(inst, dict) or not inst:
+        return None
+    keys = set(inst)
+    if "metrics" in keys:
+        return "metadata"
+    if {"name", "pointer", "type"} <= keys:
+        return "metadata#/$defs/metric"
+    if {"script", "state"} <= keys:
+        return "run-status"
+    if keys <= props("config"):
+        return "config"
+    if keys <= props("event-record") | {"seq", "ts"}:
+        return "event-record"
+    return None
+
+
+def doc_examples(path, text):
+    """(line, ref or None, json text) of every example in a doc."""
+    if path.endswith(".md"):
+        for mt in MD_BLOCK.finditer(text):
+            ref, lang, body = mt.group(1), mt.group(2), mt.group(3)
+            line = text.count("\n", 0, mt.start()) + (2 if ref else 1)
+            if lang == "json" or ref:
+                yield line, ref, body
+            elif lang == "" and LOOKS_JSON.match(body):
+                yield line, None, body
+    else:
+        for mt in MAN_BLOCK.finditer(text):
+            body = mt.group(1)
+            if not LOOKS_JSON.match(body):
+                continue
+            for a, b in MAN_ESC:
+                body = body.replace(a, b)
+            yield text.count("\n", 0, mt.start()) + 1, None, body
 
 
 def check_doc_examples(schemas, path):
     with open(path, encoding="utf-8") as f:
         text = f.read()
     n = 0
-    for mt in DOC_MARK.finditer(text):
+    for line, ref, body in doc_examples(path, text):
         n += 1
-        line = text.count("\n", 0, mt.start()) + 2
-        ref = mt.group(1)
         try:
-            inst = parse_json(mt.group(2), reject_duplicates=ref.startswith("config"))
+            inst = parse_json(body, reject_duplicates=ref is not None and ref.startswith("config"))
+            if ref is None:
+                ref = guess_schema(schemas, inst)
+                if ref is None:
+                    raise Invalid("no schema claims this example: put a <!-- schema: NAME[#POINTER] --> "
+                                  "line before it, or fix its keys")
+                if ref == "config":      # duplicate keys: parse again as the relay does
+                    parse_json(body, reject_duplicates=True)
             check(schemas, ref, inst)
             if ref == "metadata":
                 check_names(inst)
+                check_labels(inst)
+            elif ref == "metadata#/$defs/metric":
+                check_labels({"metrics": [inst]})
         except Invalid as e:
-            raise Invalid("line %d (%s): %s" % (line, ref, e))
+            raise Invalid("line %d (%s): %s" % (line, ref or "?", e))
     return n
 
 
@@ -503,8 +596,12 @@ def discover():
                     found.append(("data", p))
                 elif top == "examples" and re.fullmatch(r"config.*\.json", fn):
                     found.append(("config", p))
-    for doc in DOCS:
-        p = os.path.join(ROOT, doc)
+    docs = [os.path.join(ROOT, d) for d in DOCS]
+    for top, ext in [(d, ".md") for d in DOC_DIRS] + [(d, ".1") for d in MAN_DIRS]:
+        base = os.path.join(ROOT, top)
+        if os.path.isdir(base):
+            docs += [os.path.join(base, fn) for fn in sorted(os.listdir(base)) if fn.endswith(ext)]
+    for p in docs:
         if os.path.exists(p):
             found.append(("doc", p))
     return found
@@ -520,7 +617,7 @@ def kind_of(path):
         return "data"
     if fn.startswith("config") and fn.endswith(".json"):
         return "config"
-    if fn.endswith(".md"):
+    if fn.endswith(".md") or re.fullmatch(r".+\.[1-9]", fn):
         return "doc"
     return None
 
