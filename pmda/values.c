@@ -221,11 +221,21 @@ static int source_value(const metric_ref *ref, long pos, pmAtomValue *atom)
 }
 
 
+/* relay/events.h measures records in PCP's encoding without PCP's headers:
+ * its numbers must be PCP's. */
+_Static_assert(sizeof(pmEventArray) - sizeof(pmEventRecord) == EVENT_WIRE_ARRAY_HDR,
+               "pmEventArray header");
+_Static_assert(sizeof(pmEventRecord) - sizeof(pmEventParameter) == EVENT_WIRE_RECORD_HDR,
+               "pmEventRecord header");
+_Static_assert(sizeof(pmEventParameter) == EVENT_WIRE_PARAM_HDR, "pmEventParameter header");
+
 typedef struct record_builder {
     pmda_ctx *ctx;
     const meta_event *me;
     const metric_ref *ref;
     field_value *vals;
+    const uint64_t *missed;   /* set by the read before the first record */
+    bool missed_added;
 } record_builder;
 
 static const char *scratch_string(pmda_ctx *ctx, const char *s, size_t n)
@@ -242,12 +252,26 @@ static const char *scratch_string(pmda_ctx *ctx, const char *s, size_t n)
     return ctx->scratch;
 }
 
+/* The MISSED record stands for records lost before the ones delivered
+ * with it, so it goes first, stamped with the time of the first record
+ * delivered (or now when none is): the array stays in time order. */
+static void add_missed(record_builder *b, struct timeval *tv)
+{
+    uint64_t missed = *b->missed;
+    if (missed == 0 || b->missed_added)
+        return;
+    pmdaEventAddMissedRecord(b->ref->event_array, tv,
+                             (int)(missed > INT32_MAX ? INT32_MAX : missed));
+    b->missed_added = true;
+}
+
 static int add_record(void *arg, const void *data, size_t len, int64_t when_ns)
 {
     record_builder *b = arg;
+    struct timeval tv = {.tv_sec = when_ns / 1000000000, .tv_usec = (when_ns % 1000000000) / 1000};
+    add_missed(b, &tv);
     if (event_blob_decode(data, len, b->vals, b->me->nfields) != 0)
         return 0;   /* cannot happen for our own blobs; skip rather than stall */
-    struct timeval tv = {.tv_sec = when_ns / 1000000000, .tv_usec = (when_ns % 1000000000) / 1000};
     int ea = b->ref->event_array;
     if (pmdaEventAddRecord(ea, &tv, PM_EVENT_FLAG_POINT) < 0)
         return -1;
@@ -289,21 +313,20 @@ static int event_value(const metric_ref *ref, pmAtomValue *atom)
     field_value *vals = calloc(me->nfields ? me->nfields : 1, sizeof(field_value));
     if (vals == NULL)
         return PM_ERR_GENERIC;
-    record_builder b = {ref->ctx, me, ref, vals};
-    pmdaEventResetArray(ref->event_array);
     uint64_t missed = 0;
-    /* event_fetch_size bounds one client's records per fetch: the event
-     * array and its PDU copy stay small (PCP's limit is 16 MiB), and a
-     * lagging client catches up over a few fetches */
-    size_t n = evqueue_read(es->queue, ref->ctx->client, ref->ctx->relay->cfg->event_fetch_size,
-                            &missed,
-                            add_record, &b);
+    record_builder b = {ref->ctx, me, ref, vals, &missed, false};
+    pmdaEventResetArray(ref->event_array);
+    /* event_fetch_size bounds one client's records per fetch, measured as
+     * PCP encodes them: the event array and its PDU copy stay small, a
+     * lagging client catches up over a few fetches, and the array never
+     * outgrows PCP's 24-bit length whatever the configuration */
+    size_t n = event_stream_read(es, ref->ctx->client, ref->ctx->relay->cfg->event_fetch_size,
+                                 &missed, add_record, &b);
     free(vals);
-    if (missed > 0) {
+    if (missed > 0 && !b.missed_added) {
         struct timeval now;
         gettimeofday(&now, NULL);
-        pmdaEventAddMissedRecord(ref->event_array, &now, (int)(missed > INT32_MAX ? INT32_MAX
-                                                                                  : missed));
+        add_missed(&b, &now);
     }
     if (n == 0 && missed == 0)
         return PMDA_FETCH_NOVALUES;

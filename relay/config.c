@@ -1,5 +1,6 @@
 /* config: parse the relay's JSON configuration. */
 #include "relay/config.h"
+#include "relay/events.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -217,6 +218,28 @@ static int parse_runs(runs_config *rc, json_t *v, char *err, size_t errlen,
     return 0;
 }
 
+/* max_record_size is measured as PCP encodes a record.  Up to 16 MiB was
+ * accepted before that was known to be more than PCP can carry (a record
+ * then broke every fetch): such a value is lowered to the most PCP
+ * carries, with a warning, rather than refused. */
+static int parse_max_record(relay_config *cfg, json_t *v, char *err, size_t errlen,
+                            char *warn, size_t warnlen)
+{
+    if (parse_size(v, "max_record_size", 256, (json_int_t)16 << 20, &cfg->max_record_size,
+                   err, errlen) != 0)
+        return -1;
+    if (cfg->max_record_size > EVENT_WIRE_MAX_RECORD) {
+        if (warn != NULL) {
+            size_t used = strlen(warn);
+            snprintf(warn + used, warnlen - used, "%sconfig: \"max_record_size\" %zu is more "
+                     "than PCP can carry in one event record: using %zu", used ? "; " : "",
+                     cfg->max_record_size, (size_t)EVENT_WIRE_MAX_RECORD);
+        }
+        cfg->max_record_size = EVENT_WIRE_MAX_RECORD;
+    }
+    return 0;
+}
+
 static int apply_key(relay_config *cfg, const char *key, json_t *v,
                      char *err, size_t errlen, char *warn, size_t warnlen)
 {
@@ -246,7 +269,7 @@ static int apply_key(relay_config *cfg, const char *key, json_t *v,
     if (strcmp(key, "event_queue_size") == 0)
         return parse_size(v, key, 4096, (json_int_t)1 << 32, &cfg->event_queue_size, err, errlen);
     if (strcmp(key, "max_record_size") == 0)
-        return parse_size(v, key, 256, (json_int_t)16 << 20, &cfg->max_record_size, err, errlen);
+        return parse_max_record(cfg, v, err, errlen, warn, warnlen);
     if (strcmp(key, "event_fetch_size") == 0)
         return parse_size(v, key, 65536, (json_int_t)12 << 20, &cfg->event_fetch_size, err, errlen);
     if (strcmp(key, "max_stacks") == 0)

@@ -37,8 +37,10 @@ typedef struct relay_config {
     size_t max_document_size;    /* bytes per metadata/data document (16 MiB) */
     char *exec_user;             /* user for untrusted data-exec ("nobody") */
     size_t event_queue_size;     /* bytes of queued records per event stream (16 MiB) */
-    size_t max_record_size;      /* largest encoded event record (1 MiB) */
-    size_t event_fetch_size;     /* records handed to one client per fetch (512 KiB) */
+    size_t max_record_size;      /* largest event record in PCP's encoding (1 MiB;
+                                  * at most EVENT_WIRE_MAX_RECORD, relay/events.h) */
+    size_t event_fetch_size;     /* bytes of records, in PCP's encoding, handed to
+                                  * one client per fetch (512 KiB) */
     size_t max_stacks;           /* distinct stacks kept per stream (10000) */
     double stack_expiry;         /* seconds a stack stays without samples (600) */
     runs_config runs;

@@ -19,7 +19,8 @@ event_stream *event_stream_new(const meta_event *meta, const event_limits *lim)
     if (es == NULL)
         return NULL;
     es->meta = meta;
-    es->max_record = lim->max_record;
+    es->max_record = lim->max_record < EVENT_WIRE_MAX_RECORD ? lim->max_record
+                                                             : EVENT_WIRE_MAX_RECORD;
     es->queue = evqueue_new(lim->queue_bytes);
     if (es->queue != NULL && meta->replay)
         evqueue_set_replay(es->queue, true);
@@ -105,6 +106,64 @@ int event_blob_decode(const void *data, size_t len, field_value *vals, size_t nf
         }
     }
     return 0;
+}
+
+static size_t round4(size_t n)
+{
+    return (n + 3) & ~(size_t)3;
+}
+
+size_t event_blob_wire_size(const void *data, size_t len)
+{
+    const unsigned char *p = data, *end = p + len;
+    size_t wire = EVENT_WIRE_RECORD_HDR;
+    while (p < end) {
+        uint8_t tag = *p++;
+        if (tag == 0)
+            continue;   /* absent: no parameter at all */
+        if (tag == 1 + FT_INT64 || tag == 1 + FT_DOUBLE) {
+            wire += EVENT_WIRE_PARAM_HDR + 8;
+            p += 8;
+            continue;
+        }
+        uint32_t n;
+        if (end - p < 4)
+            break;
+        memcpy(&n, p, 4);
+        p += 4;
+        wire += EVENT_WIRE_PARAM_HDR + round4(n);
+        p += n;
+    }
+    return wire;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+typedef struct {
+    evqueue_visit_fn visit;
+    void *arg;
+    size_t budget, used;
+} wire_reader;
+
+static int wire_visit(void *arg, const void *data, size_t len, int64_t when_ns)
+{
+    wire_reader *w = arg;
+    size_t need = event_blob_wire_size(data, len);
+    if (w->used > 0 && w->used + need > w->budget)
+        return -1;   /* stays queued for the client's next fetch */
+    int rc = w->visit(w->arg, data, len, when_ns);
+    if (rc >= 0)
+        w->used += need;
+    return rc;
+}
+
+size_t event_stream_read(event_stream *es, int client, size_t budget, uint64_t *missed,
+                         evqueue_visit_fn visit, void *arg)
+{
+    /* room for the array's header and a MISSED record besides the records */
+    const size_t cap = EVENT_WIRE_MAX_ARRAY - EVENT_WIRE_ARRAY_HDR - EVENT_WIRE_RECORD_HDR;
+    wire_reader w = {visit, arg, budget < cap ? budget : cap, 0};
+    return evqueue_read(es->queue, client, SIZE_MAX, missed, wire_visit, &w);
 }
 
 /* ---- ingest ---------------------------------------------------------------- */
@@ -289,9 +348,11 @@ void event_stream_ingest(event_stream *es, json_t *doc, int64_t now_ns, const lo
             snprintf(why, sizeof(why), "out of memory");
             bad = why;
         }
-        if (bad == NULL && b.len > es->max_record) {
-            snprintf(why, sizeof(why), "record of %zu bytes is larger than max_record_size "
-                     "(%zu)", b.len, es->max_record);
+        size_t wire = bad == NULL ? event_blob_wire_size(b.buf, b.len) : 0;
+        if (bad == NULL && wire > es->max_record) {
+            snprintf(why, sizeof(why), "record of %zu bytes in PCP's encoding is larger than "
+                     "max_record_size (%zu%s)", wire, es->max_record,
+                     es->max_record == EVENT_WIRE_MAX_RECORD ? ", the most PCP can carry" : "");
             bad = why;
         }
         if (bad != NULL) {

@@ -46,8 +46,9 @@ typedef int (*evqueue_visit_fn)(void *arg, const void *data, size_t len, int64_t
 
 /* Deliver the client's unread records, at most max_bytes of them (the
  * rest stay for the next read).  *missed gets the count lost since the
- * last read.  Registers the client on first use.  Returns records
- * delivered. */
+ * last read, before the first visit (so a visitor can report the loss
+ * ahead of the records).  Registers the client on first use.  Returns
+ * records delivered. */
 size_t evqueue_read(evqueue *q, int client, size_t max_bytes, uint64_t *missed,
                     evqueue_visit_fn visit, void *arg);
 void evqueue_end_client(evqueue *q, int client);

@@ -1,11 +1,13 @@
 /* Suite: event metadata, record ingest (duplicates, gaps, rejects,
  * producer drops), stacks table bounds, histogram buckets. */
+#include "relay/config.h"
 #include "relay/events.h"
 #include "relay/metadata.h"
 #include "relay/snapshot.h"
 #include "relay/stacktab.h"
 #include "tests/suites.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +162,189 @@ START_TEST(event_restart_and_oversize)
 }
 END_TEST
 
+/* A blob as ingest encodes one event_meta record: stack, pid, comm and
+ * count absent. */
+static size_t make_blob(unsigned char *buf, const char *stack, int64_t pid)
+{
+    uint32_t n = (uint32_t)strlen(stack);
+    size_t k = 0;
+    buf[k++] = 1 + FT_STACK;
+    memcpy(buf + k, &n, 4);
+    k += 4;
+    memcpy(buf + k, stack, n);
+    k += n;
+    buf[k++] = 1 + FT_INT64;
+    memcpy(buf + k, &pid, 8);
+    k += 8;
+    buf[k++] = 0;
+    buf[k++] = 0;
+    return k;
+}
+
+static int keep_last_blob(void *arg, const void *data, size_t len, int64_t when)
+{
+    (void)when;
+    unsigned char *out = arg;
+    memcpy(out, data, len < 1024 ? len : 1024);
+    return 0;
+}
+
+START_TEST(event_wire_size_is_pcps)
+{
+    /* PCP: 16 per record, 8 per parameter, 8 per number, strings
+     * rounded up to 4 with no NUL, absent fields nothing */
+    unsigned char b[256];
+    size_t n = make_blob(b, "x", 7);
+    ck_assert_uint_eq(event_blob_wire_size(b, n), 16 + (8 + 4) + (8 + 8));
+    n = make_blob(b, "abcd", 7);
+    ck_assert_uint_eq(event_blob_wire_size(b, n), 16 + (8 + 4) + (8 + 8));
+    n = make_blob(b, "abcde", 7);
+    ck_assert_uint_eq(event_blob_wire_size(b, n), 16 + (8 + 8) + (8 + 8));
+    ck_assert_uint_eq(EVENT_WIRE_MAX_RECORD, 16777188);
+    ck_assert_uint_eq(EVENT_WIRE_MAX_RECORD % 4, 0);
+    ck_assert_uint_le(EVENT_WIRE_ARRAY_HDR + EVENT_WIRE_RECORD_HDR + EVENT_WIRE_MAX_RECORD,
+                      EVENT_WIRE_MAX_ARRAY);
+
+    /* what ingest queues measures the same, comm and count included */
+    source_meta *m = parse(event_meta);
+    event_limits lim = {1 << 20, 4096, 100, 600};
+    event_stream *es = event_stream_new(&m->events[0], &lim);
+    uint64_t missed;
+    unsigned char got[1024];
+    event_stream_read(es, 1, 1 << 20, &missed, keep_last_blob, got);
+    ingest(es, "{\"samples\": [{\"seq\": 1, \"ts\": 1764449999000000, \"stack\": \"a;b\","
+               " \"pid\": 3, \"comm\": \"hello\", \"n\": 2}]}");
+    ck_assert_uint_eq(event_stream_read(es, 1, 1 << 20, &missed, keep_last_blob, got), 1);
+    field_value v[4];
+    ck_assert_int_eq(event_blob_decode(got, 1024, v, 4), 0);
+    size_t blen = 1 + 4 + 3 + 9 + 1 + 4 + 5 + 9;
+    ck_assert_uint_eq(event_blob_wire_size(got, blen), 16 + (8 + 4) + 16 + (8 + 8) + 16);
+    event_stream_free(es);
+    metadata_free(m);
+}
+END_TEST
+
+/* A record of exactly max_record_size bytes in PCP's encoding is taken,
+ * four bytes more is not; the limit never exceeds what PCP carries. */
+START_TEST(event_record_limit_in_pcp_bytes)
+{
+    source_meta *m = parse(event_meta);
+    /* stack "s...": 16 + (8 + 100) + (8 + 8) = 140 */
+    event_limits lim = {1 << 20, 140, 100, 600};
+    event_stream *es = event_stream_new(&m->events[0], &lim);
+    char doc[512], stack[128];
+    memset(stack, 's', 100);
+    stack[100] = '\0';
+    snprintf(doc, sizeof(doc), "{\"samples\": [{\"seq\": 1, \"pid\": 1, \"ts\": 1764449999000000,"
+             " \"stack\": \"%s\"}, {\"seq\": 2, \"pid\": 1, \"ts\": 1764449999000000,"
+             " \"stack\": \"%sx\"}]}", stack, stack);
+    ingest(es, doc);
+    ck_assert_uint_eq(es->received, 1);
+    ck_assert_uint_eq(es->rejected, 1);
+    ck_assert_str_eq(es->last_reject, "record 1: record of 144 bytes in PCP's encoding is larger "
+                     "than max_record_size (140)");
+    event_stream_free(es);
+
+    lim.max_record = (size_t)64 << 20;
+    es = event_stream_new(&m->events[0], &lim);
+    ck_assert_uint_eq(es->max_record, EVENT_WIRE_MAX_RECORD);
+    event_stream_free(es);
+    metadata_free(m);
+}
+END_TEST
+
+typedef struct {
+    int n;
+    uint64_t missed_at_first;
+    const uint64_t *missed;
+} counter;
+
+static int count_visit(void *arg, const void *data, size_t len, int64_t when)
+{
+    (void)data, (void)len, (void)when;
+    counter *c = arg;
+    if (c->n++ == 0)
+        c->missed_at_first = *c->missed;
+    return 0;
+}
+
+/* event_stream_read hands out at most budget bytes of PCP's encoding
+ * (one record at least), and never more than one event array holds
+ * beside a MISSED record, whatever the budget; the loss count is known
+ * before the first record. */
+START_TEST(event_read_bounded_in_pcp_bytes)
+{
+    source_meta *m = parse(event_meta);
+    event_limits lim = {(size_t)256 << 20, 4096, 100, 600};
+    event_stream *es = event_stream_new(&m->events[0], &lim);
+    uint64_t missed;
+    counter c = {0, 0, &missed};
+    event_stream_read(es, 1, 1 << 20, &missed, count_visit, &c);   /* register */
+    unsigned char b[64];
+    size_t len = make_blob(b, "x", 1);   /* 18 bytes here, 44 in PCP */
+    size_t wire = event_blob_wire_size(b, len);
+    ck_assert_uint_eq(wire, 44);
+    for (int i = 0; i < 10; i++)
+        ck_assert_int_eq(evqueue_append(es->queue, b, len, i), 0);
+    c.n = 0;
+    ck_assert_uint_eq(event_stream_read(es, 1, 3 * wire + 10, &missed, count_visit, &c), 3);
+    c.n = 0;
+    ck_assert_uint_eq(event_stream_read(es, 1, 1, &missed, count_visit, &c), 1);
+    c.n = 0;
+    ck_assert_uint_eq(event_stream_read(es, 1, 1 << 20, &missed, count_visit, &c), 6);
+
+    /* more than 16 MiB in PCP's encoding though less in the queue */
+    size_t many = EVENT_WIRE_MAX_ARRAY / wire + 1000;
+    for (size_t i = 0; i < many; i++)
+        evqueue_append(es->queue, b, len, (int64_t)i);
+    c.n = 0;
+    size_t got = event_stream_read(es, 1, SIZE_MAX, &missed, count_visit, &c);
+    ck_assert_uint_lt(got, many);
+    ck_assert_uint_le(EVENT_WIRE_ARRAY_HDR + EVENT_WIRE_RECORD_HDR + got * wire,
+                      EVENT_WIRE_MAX_ARRAY);
+    ck_assert_uint_gt(EVENT_WIRE_ARRAY_HDR + EVENT_WIRE_RECORD_HDR + (got + 1) * wire,
+                      EVENT_WIRE_MAX_ARRAY);
+    c.n = 0;
+    ck_assert_uint_eq(event_stream_read(es, 1, SIZE_MAX, &missed, count_visit, &c), many - got);
+    event_stream_free(es);
+
+    /* a client that lost records learns how many before its first record */
+    lim.queue_bytes = 4096;
+    es = event_stream_new(&m->events[0], &lim);
+    event_stream_read(es, 1, 1 << 20, &missed, count_visit, &c);
+    for (int i = 0; i < 200; i++)
+        evqueue_append(es->queue, b, len, i);
+    c.n = 0;
+    got = event_stream_read(es, 1, 1 << 20, &missed, count_visit, &c);
+    ck_assert_uint_gt(missed, 0);
+    ck_assert_uint_eq(missed + got, 200);
+    ck_assert_uint_eq(c.missed_at_first, missed);
+    event_stream_free(es);
+    metadata_free(m);
+}
+END_TEST
+
+/* max_record_size up to 16 MiB was accepted before PCP's limit was
+ * known: such a setting is lowered to what PCP carries, with a warning. */
+START_TEST(config_max_record_capped)
+{
+    char err[256] = "", warn[512];
+    const char *t = "{\"max_record_size\": 16777216}";
+    relay_config *c = config_parse(t, strlen(t), err, sizeof(err), warn, sizeof(warn));
+    ck_assert_msg(c != NULL, "%s", err);
+    ck_assert_uint_eq(c->max_record_size, EVENT_WIRE_MAX_RECORD);
+    ck_assert_ptr_nonnull(strstr(warn, "\"max_record_size\" 16777216 is more than PCP can carry"));
+    config_free(c);
+    t = "{\"max_record_size\": 16777188}";
+    c = config_parse(t, strlen(t), err, sizeof(err), warn, sizeof(warn));
+    ck_assert_uint_eq(c->max_record_size, 16777188);
+    ck_assert_str_eq(warn, "");
+    config_free(c);
+    t = "{\"max_record_size\": 16777217}";
+    ck_assert_ptr_null(config_parse(t, strlen(t), err, sizeof(err), warn, sizeof(warn)));
+}
+END_TEST
+
 START_TEST(stacktab_bounded_and_expiring)
 {
     stacktab *t = stacktab_new(50, 10);
@@ -215,6 +400,10 @@ Suite *events_suite(void)
     tcase_add_test(tc, event_metadata_parsed);
     tcase_add_test(tc, event_ingest_dedup_gaps_rejects);
     tcase_add_test(tc, event_restart_and_oversize);
+    tcase_add_test(tc, event_wire_size_is_pcps);
+    tcase_add_test(tc, event_record_limit_in_pcp_bytes);
+    tcase_add_test(tc, event_read_bounded_in_pcp_bytes);
+    tcase_add_test(tc, config_max_record_capped);
     tcase_add_test(tc, stacktab_bounded_and_expiring);
     tcase_add_test(tc, histogram_buckets_named_by_bounds);
     suite_add_tcase(s, tc);
