@@ -2,8 +2,10 @@
  * profiles (widths from B; red grew, blue shrank), the elided view of
  * stacks present on one side only, or difffolded.pl's 2-column text. */
 #include <math.h>
+#include <pcp/pmapi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 
 #include "client/cmdopts.h"
 #include "client/commands.h"
@@ -18,9 +20,72 @@ static const char diff_usage[] =
     "[-T END] | -a BEFORE -a AFTER [-S START] [-T END]} METRIC...\n"
     "       staprelay diff [options] -a ARCHIVE -S BEFORE_START [-T BEFORE_END] "
     "-S AFTER_START [-T AFTER_END] METRIC...\n"
+    "       staprelay diff [options] -h HOST[:PORT] [-t INTERVAL] "
+    "-T BEFORE_LENGTH -T AFTER_LENGTH METRIC...\n"
     "       staprelay diff [options] {-h HOST[:PORT] [-t INTERVAL] | -a ARCHIVE} "
     "--run BEFORE --run AFTER [-o FILE | --output-dir DIR [--name LABEL]] "
     "[METRIC]";
+
+/* Two successive live windows of one host (-h HOST -T A -T B): one
+ * connection collects for A + B; a record stamped before start + A is
+ * BEFORE, any other AFTER.  The split is on the records' own
+ * timestamps, as the archive form's -S/-T windows are. */
+typedef struct live_split {
+    stack_sink side[2];
+    int64_t    split_ns;
+} live_split;
+
+static void live_split_stack(void *arg, const char *stack, size_t len,
+                             double weight, int64_t when_ns)
+{
+    live_split *ls = arg;
+    int side = when_ns < ls->split_ns ? 0 : 1;
+    stack_sink_add_at(&ls->side[side], stack, len, weight, -1, when_ns);
+}
+
+/* A -T length of the live form, in seconds; false if not one. */
+static bool window_length(const char *s, double *secs)
+{
+    struct timeval tv;
+    char *msg = NULL;
+    int sts = pmParseInterval(s, &tv, &msg);
+    free(msg);
+    if (sts < 0 || (tv.tv_sec == 0 && tv.tv_usec == 0))
+        return false;
+    *secs = (double)tv.tv_sec + tv.tv_usec / 1e6;
+    return true;
+}
+
+static int read_live_windows(const cmd_opts *o, stacktab *tab)
+{
+    double len[2];
+    for (int i = 0; i < 2; i++)
+        if (!window_length(o->finishes[i], &len[i])) {
+            fprintf(stderr, "staprelay diff: -h HOST -T BEFORE -T AFTER: "
+                    "each -T is a window length here (such as 10sec or "
+                    "1min), not '%s'\nusage: %s\n", o->finishes[i],
+                    diff_usage);
+            return 2;
+        }
+    live_split ls;
+    for (int i = 0; i < 2; i++)
+        stack_sink_init(&ls.side[i], tab, i, o->in.strip_hex);
+    char total[64];
+    snprintf(total, sizeof total, "%.6fsec", len[0] + len[1]);
+    pcp_options po = o->pcp;
+    po.finish = total;
+    po.on_stack = live_split_stack;
+    po.hook_arg = &ls;
+    struct timeval now;
+    gettimeofday(&now, NULL);
+    ls.split_ns = (int64_t)now.tv_sec * 1000000000
+                  + (int64_t)now.tv_usec * 1000
+                  + (int64_t)(len[0] * 1e9);
+    int rc = cmd_read_pcp(o, &po, 0, tab);
+    for (int i = 0; i < 2; i++)
+        stack_sink_free(&ls.side[i]);
+    return rc;
+}
 
 int cmd_diff(int argc, char **argv)
 {
@@ -37,6 +102,8 @@ int cmd_diff(int argc, char **argv)
     }
     int nsrc = o.pcp.nhosts + o.pcp.narchives;
     bool windows = o.nstarts == 2 || o.nfinishes == 2;
+    bool live_windows = o.pcp.nhosts == 1 && nsrc == 1 && o.nfinishes == 2
+                        && o.nstarts == 0 && o.nruns == 0;
     if (o.nruns > 0 && (o.nruns != 2 || nsrc != 1 || o.nfiles != 0
                         || o.nstarts || o.nfinishes)) {
         fprintf(stderr, "staprelay diff: %s\nusage: %s\n", o.nruns != 2
@@ -48,12 +115,15 @@ int cmd_diff(int argc, char **argv)
                   "ARCHIVE, and no files", diff_usage);
         return 2;
     }
-    if (pcp && o.nruns == 0 && (o.nfiles != 0 || (nsrc == 2 && windows)
+    if (pcp && o.nruns == 0 && !live_windows
+        && (o.nfiles != 0 || (nsrc == 2 && windows)
                 || (nsrc == 1 && (!windows || o.pcp.nhosts
                                   || o.nstarts == 1 || o.nfinishes == 1))
                 || nsrc > 2)) {
         fprintf(stderr, "staprelay diff: the two sides are two hosts (-h), "
-                "two archives (-a), or two -S/-T windows of one archive\n"
+                "two archives (-a), two -S/-T windows of one archive, or two "
+                "successive -T windows of one host (-h HOST -T BEFORE -T "
+                "AFTER)\n"
                 "usage: %s\n", diff_usage);
         return 2;
     }
@@ -80,6 +150,16 @@ int cmd_diff(int argc, char **argv)
                      o.runs[0], o.runs[1]);
             o.svg.subtitle = subtitle;
         }
+    } else if (live_windows) {
+        if (o.nfiles != 0) {
+            fprintf(stderr, "staprelay diff: -h HOST -T BEFORE -T AFTER takes "
+                    "no files\nusage: %s\n", diff_usage);
+            rc = 2;
+        } else {
+            rc = read_live_windows(&o, tab);
+        }
+        side_name[0] = "the BEFORE window";
+        side_name[1] = "the AFTER window";
     } else if (nsrc == 2) {
         pcp_options po = o.pcp;
         po.col_per_source = true;     /* both sides collected together */
