@@ -16,7 +16,7 @@
 #   ...                                         # EXIT trap unmounts
 #
 # STAPFS_ROOT is where the modules appear; STAPFS_LOG is stapfs' log (one
-# line per open / EBUSY / close / vanish).
+# line per open / EBUSY or EAGAIN / close / vanish).
 
 STAPFS_ROOT=${STAPFS_ROOT:-/proc/driver}
 STAPFS_BIN=$qa_tmp/stapfs

@@ -2,7 +2,8 @@
  * procfs (/proc/systemtap/MODULE/{metadata.json,data.json}) so the relay
  * can be tested on machines that cannot load kernel modules.
  *
- *   stapfs [--short=N] [--cap=N] [--log=FILE] SCRIPT MOUNTPOINT [-f] [-s] [fuse options]
+ *   stapfs [--short=N] [--cap=N] [--busy=EBUSY|EAGAIN] [--log=FILE] SCRIPT MOUNTPOINT
+ *          [-f] [-s] [fuse options]
  *
  * What it reproduces (systemtap runtime/procfs*.c):
  *   - the root lists one directory per module; each holds metadata.json
@@ -14,8 +15,14 @@
  *     rewrites FILE to change what every later reader sees, and queues
  *     FILE.1, FILE.2 ... for consecutive reads (profile-chunked: two
  *     reads that each drain part of the event queue);
- *   - one open at a time per file: a second concurrent open gets EBUSY
- *     (the runtime's single-open lock);
+ *   - one open at a time per file (the runtime's single-open lock): a
+ *     second concurrent open fails with the busy errno.  The kernel makes
+ *     a blocking open wait and fails an O_NONBLOCK one (the relay's kind)
+ *     with EAGAIN; a FUSE daemon cannot make an open wait (with -s it
+ *     would hang the filesystem), so every second open fails.  The errno
+ *     is --busy=EBUSY (default) or --busy=EAGAIN, and a file
+ *     SCRIPT/MODULE/busy holding "EAGAIN" or "EBUSY" overrides it for
+ *     that module;
  *   - --short=N: no read() returns more than N bytes;
  *   - --cap=N: a document is cut after N bytes (the stock json tapset's
  *     8192-byte buffer);
@@ -29,8 +36,9 @@
  *     brings the module back.
  * Modules are the directories of SCRIPT not starting with '.'; a module
  * directory disappearing from SCRIPT removes it at once (no caching: all
- * FUSE timeouts are 0).  --log=FILE gets one line per open, EBUSY,
- * vanish and short read, for tests to see what the reader did. */
+ * FUSE timeouts are 0).  --log=FILE gets one line per open, busy open
+ * ("open MODULE/FILE: EBUSY" or "...: EAGAIN"), vanish and close, for
+ * tests to see what the reader did. */
 #define FUSE_USE_VERSION 31
 #include <fuse.h>
 
@@ -52,12 +60,14 @@ static struct {
     char *script;          /* absolute */
     unsigned short_read;   /* 0: no limit */
     unsigned cap;          /* 0: no limit */
+    char *busy;            /* "EBUSY" (NULL) or "EAGAIN" */
     char *log;
 } opt;
 
 static const struct fuse_opt stapfs_opts[] = {
     {"--short=%u", offsetof(typeof(opt), short_read), 0},
     {"--cap=%u", offsetof(typeof(opt), cap), 0},
+    {"--busy=%s", offsetof(typeof(opt), busy), 0},
     {"--log=%s", offsetof(typeof(opt), log), 0},
     FUSE_OPT_END,
 };
@@ -302,6 +312,22 @@ static void read_vanish(struct handle *h)
         h->vanish_errno = e;
 }
 
+/* The errno of a second open of one of MOD's files: SCRIPT/MOD/busy
+ * ("EAGAIN" or "EBUSY"), else --busy, else EBUSY. */
+static int busy_errno(const char *mod)
+{
+    char path[PATH_MAX], word[16] = "";
+    snprintf(path, sizeof(path), "%s/%s/busy", opt.script, mod);
+    FILE *f = fopen(path, "r");
+    if (f != NULL) {
+        if (fscanf(f, "%15s", word) != 1)
+            word[0] = '\0';
+        fclose(f);
+    }
+    const char *w = word[0] ? word : opt.busy ? opt.busy : "EBUSY";
+    return strcmp(w, "EAGAIN") == 0 ? EAGAIN : EBUSY;
+}
+
 static int sf_open(const char *path, struct fuse_file_info *fi)
 {
     char mod[NAME_MAX + 1], file[NAME_MAX + 1], key[sizeof(mod) + sizeof(file) + 1];
@@ -322,9 +348,10 @@ static int sf_open(const char *path, struct fuse_file_info *fi)
         return -ENOMEM;
     }
     if (fs->busy) {
-        logmsg("open %s: EBUSY", key);
+        int e = busy_errno(mod);
+        logmsg("open %s: %s", key, e == EAGAIN ? "EAGAIN" : "EBUSY");
         pthread_mutex_unlock(&lock);
-        return -EBUSY;
+        return -e;
     }
     unsigned n = ++fs->opens;
     char src[PATH_MAX], done[PATH_MAX + 8];
@@ -469,8 +496,12 @@ int main(int argc, char **argv)
             i++;
         }
     if (at < 0) {
-        fprintf(stderr, "usage: stapfs [--short=N] [--cap=N] [--log=FILE] SCRIPT MOUNTPOINT "
-                "[-f] [-s] [fuse options]\n");
+        fprintf(stderr, "usage: stapfs [--short=N] [--cap=N] [--busy=EBUSY|EAGAIN] [--log=FILE] "
+                "SCRIPT MOUNTPOINT [-f] [-s] [fuse options]\n");
+        return 2;
+    }
+    if (opt.busy != NULL && strcmp(opt.busy, "EBUSY") != 0 && strcmp(opt.busy, "EAGAIN") != 0) {
+        fprintf(stderr, "stapfs: --busy must be EBUSY or EAGAIN\n");
         return 2;
     }
     opt.script = realpath(args.argv[at], NULL);
