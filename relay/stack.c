@@ -466,8 +466,10 @@ static int parse_line(span l, frame_list *fl)
 }
 
 /* SystemTap's sprint_* functions cut their text at MAXSTRINGLEN, so the
- * last line of an unterminated stack may be a frame cut short.  It is
- * dropped when its first word could begin a frame line. */
+ * last line of a stack may be a frame cut short (with a newline after it
+ * when a tapset splits the text into lines and re-terminates them, as
+ * staprelay.stpm does).  It is dropped when its first word could begin a
+ * frame line. */
 static bool cut_frame(span l)
 {
     l = strip_returning(l);
@@ -505,7 +507,7 @@ static int fold_folded(span t, frame_list *fl)
 
 /* Backtrace text, one frame line per line, leaf first.  Returns 0, or -1
  * with err set. */
-static int fold_lines(span t, bool terminated, frame_list *fl, char *err, size_t errlen)
+static int fold_lines(span t, frame_list *fl, char *err, size_t errlen)
 {
     const char *p = t.s, *end = t.s + t.n;
     for (size_t lineno = 1; p < end; lineno++) {
@@ -522,7 +524,7 @@ static int fold_lines(span t, bool terminated, frame_list *fl, char *err, size_t
         }
         if (r > 0)
             continue;
-        if (nl == NULL && !terminated && fl->n > 0 && cut_frame(l))
+        if (trim(sp(p, (size_t)(end - p))).n == 0 && fl->n > 0 && cut_frame(l))
             break;
         not_a_frame(err, errlen, lineno, l);
         return -1;
@@ -534,10 +536,6 @@ char *stack_fold(const char *text, size_t *nframes, char *err, size_t errlen)
 {
     frame_list fl = {0};
     size_t len = strlen(text);
-    size_t r = len;
-    while (r > 0 && (text[r - 1] == ' ' || text[r - 1] == '\t' || text[r - 1] == '\r'))
-        r--;
-    bool terminated = r > 0 && text[r - 1] == '\n';
     span t = trim(sp(text, len));
     /* One line: folded, unless it is a frame line (a lone SystemTap or
      * perf frame, with or without its newline) */
@@ -558,7 +556,7 @@ char *stack_fold(const char *text, size_t *nframes, char *err, size_t errlen)
         folded = k == 0 && fl.n == before;
     } else if (!lines) {
         folded = true;
-    } else if (fold_lines(t, terminated, &fl, err, errlen) < 0) {
+    } else if (fold_lines(t, &fl, err, errlen) < 0) {
         free_list(&fl);
         return NULL;
     }

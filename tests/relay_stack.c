@@ -107,6 +107,7 @@ static const row rows[] = {
      NULL},
     {"cut inside the offset: the name is whole", "fun+0xe [a.out]\nmain+0x1", "main;fun", NULL},
     {"SIMPLE cut", "fun+0xe [a.out]\nmain+0x19 [a.o", "fun", NULL},
+    {"SIMPLE cut, re-terminated by a tapset", "fun+0xe [a.out]\nmain+0x19 [a.o\n", "fun", NULL},
     {"SIMPLE cut inside the symbol", "fun+0xe [a.out]\n__libc_sta", "fun", NULL},
     /* ---- perf script ---- */
     {"perf kernel and user (ls, recorded)",
@@ -150,7 +151,7 @@ static const row rows[] = {
     {"a line that is not a frame (audit)",
      " 0xffffffff8103ce3b : native_safe_halt+0xb/0xd [kernel]\n@@@ this is not a frame !!!\n",
      NULL, "line 2 is not a frame: \"@@@ this is not a frame !!!\""},
-    {"an unterminated last line that is no cut frame",
+    {"a last line that is no cut frame",
      " 0xffffffff8103ce3b : native_safe_halt+0xb/0xd [kernel]\n@@@ not a frame", NULL,
      "line 2 is not a frame: \"@@@ not a frame\""},
     {"a bad line in the middle, long line shortened",
@@ -203,10 +204,10 @@ START_TEST(stack_reason_fits_events_buffer)
 {
     char err[64];
     size_t n;
-    char *f = stack_fold("f+0x1 [k]\n12345678901234567890123456789012345678901234567890\n", &n,
+    char *f = stack_fold("f+0x1 [k]\nx 2345678901234567890123456789012345678901234567890\n", &n,
                          err, sizeof(err));
     ck_assert_ptr_null(f);
-    ck_assert_str_eq(err, "line 2 is not a frame: \"12345678901234567890123456789...\"");
+    ck_assert_str_eq(err, "line 2 is not a frame: \"x 234567890123456789012345678...\"");
 }
 END_TEST
 
