@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Forget remembered names past this many, so hostile data cannot grow the
- * map without bound (ids stay hash-derived, so little changes). */
-#define INST_TABLE_MAX_NAMES 1000000
+/* Names that left long ago are forgotten (see forget_old_names): the map
+ * is rebuilt from the members and the departed ring once it holds twice
+ * what those need plus this slack, so rebuilds cost O(1) per new name. */
+#define FORGET_SLACK_NAMES 1024
+#define FORGET_SLACK_BYTES (1024 * 1024)
 
 /* Names longer than this are not remembered after they leave, and the
  * remembered names of one table take at most DEPARTED_BYTES (the oldest
@@ -19,6 +21,7 @@
 struct inst_table {
     strmap *ids;     /* name -> id */
     strmap *used;    /* decimal id -> 1 */
+    size_t name_bytes;      /* of the names in ids */
     size_t cursor;
     struct departed {
         unsigned int inst;
@@ -26,6 +29,7 @@ struct inst_table {
     } departed[INST_TABLE_DEPARTED];
     size_t departed_next;   /* ring position: the oldest entry */
     size_t departed_bytes;  /* of the names held */
+    size_t departed_count;  /* names held */
 };
 
 inst_table *inst_table_new(void)
@@ -74,6 +78,7 @@ static void note_departures(inst_table *t, const pmdaIndom *idp, const int *ids,
             struct departed *old = &t->departed[k];
             if (old->name != NULL) {
                 t->departed_bytes -= strlen(old->name) + 1;
+                t->departed_count--;
                 free(old->name);
                 old->name = NULL;
             }
@@ -82,8 +87,10 @@ static void note_departures(inst_table *t, const pmdaIndom *idp, const int *ids,
         struct departed *d = &t->departed[t->departed_next];
         d->name = strdup(idp->it_set[i].i_name);
         d->inst = (unsigned int)inst;
-        if (d->name != NULL)
+        if (d->name != NULL) {
             t->departed_bytes += len;
+            t->departed_count++;
+        }
         t->departed_next = (t->departed_next + 1) % INST_TABLE_DEPARTED;
     }
 }
@@ -105,12 +112,6 @@ int inst_table_id(inst_table *t, const char *name, bool is_number, int64_t numbe
     int64_t v;
     if (strmap_get(t->ids, name, &v))
         return (int)v;
-    if (strmap_count(t->ids) >= INST_TABLE_MAX_NAMES) {
-        strmap_free(t->ids);
-        strmap_free(t->used);
-        t->ids = strmap_new();
-        t->used = strmap_new();
-    }
     uint32_t id = (is_number && number >= 0 && number <= INT32_MAX)
                       ? (uint32_t)number
                       : (uint32_t)(strmap_hash(name) & 0x7fffffff);
@@ -122,8 +123,64 @@ int inst_table_id(inst_table *t, const char *name, bool is_number, int64_t numbe
         id = (id + 1) & 0x7fffffff;
     }
     strmap_put(t->used, key, 1);
-    strmap_put(t->ids, name, id);
+    if (strmap_put(t->ids, name, id) == 0)
+        t->name_bytes += strlen(name) + 1;
     return (int)id;
+}
+
+size_t inst_table_remembered(const inst_table *t)
+{
+    return strmap_count(t->ids);
+}
+
+static int remember(strmap *ids, strmap *used, size_t *bytes, const char *name, unsigned int id)
+{
+    char key[16];
+    if (strmap_get(ids, name, NULL))
+        return 0;
+    snprintf(key, sizeof(key), "%u", id);
+    if (strmap_put(ids, name, id) != 0 || strmap_put(used, key, 1) != 0)
+        return -1;
+    *bytes += strlen(name) + 1;
+    return 0;
+}
+
+/* Keep the names of the members and of the departed ring, forget the
+ * rest, once the map holds twice what those need (plus some slack).
+ * Without this, a domain whose names keep changing (a stacks table under
+ * churn: thousands of new stacks per document, most gone by the next)
+ * grows the map by every name it ever had.  The members and the recently
+ * departed keep their ids; a forgotten name that comes back gets its
+ * hash-derived id again, unless another name took that id meanwhile
+ * (then the next free one, as for any collision). */
+static void forget_old_names(inst_table *t, const pmdaInstid *set, size_t n, size_t set_bytes)
+{
+    size_t keep_n = n + t->departed_count, keep_bytes = set_bytes + t->departed_bytes;
+    if (strmap_count(t->ids) <= 2 * keep_n + FORGET_SLACK_NAMES &&
+        t->name_bytes <= 2 * keep_bytes + FORGET_SLACK_BYTES)
+        return;
+    strmap *ids = strmap_new(), *used = strmap_new();
+    size_t bytes = 0;
+    int rc = ids != NULL && used != NULL ? 0 : -1;
+    for (size_t k = 0; rc == 0 && k < n; k++)
+        rc = remember(ids, used, &bytes, set[k].i_name, (unsigned int)set[k].i_inst);
+    /* newest first: a name that left twice keeps its latest id */
+    for (size_t k = 1; rc == 0 && k <= INST_TABLE_DEPARTED; k++) {
+        const struct departed *d =
+            &t->departed[(t->departed_next + INST_TABLE_DEPARTED - k) % INST_TABLE_DEPARTED];
+        if (d->name != NULL)
+            rc = remember(ids, used, &bytes, d->name, d->inst);
+    }
+    if (rc != 0) {   /* out of memory: keep remembering everything */
+        strmap_free(ids);
+        strmap_free(used);
+        return;
+    }
+    strmap_free(t->ids);
+    strmap_free(t->used);
+    t->ids = ids;
+    t->used = used;
+    t->name_bytes = bytes;
 }
 
 void inst_table_clear(pmdaIndom *idp)
@@ -145,11 +202,12 @@ int inst_table_fill(inst_table *t, pmdaIndom *idp, const char *const *names,
         free(set);
         return -1;
     }
-    size_t k = 0;
+    size_t k = 0, set_bytes = 0;
     for (; k < n; k++) {
         char *copy = strdup(names[k]);
         if (copy == NULL)
             break;
+        set_bytes += strlen(copy) + 1;
         ids[k] = inst_table_id(t, names[k], is_number ? is_number[k] : false,
                                numbers ? numbers[k] : 0);
         set[k].i_inst = ids[k];
@@ -158,6 +216,7 @@ int inst_table_fill(inst_table *t, pmdaIndom *idp, const char *const *names,
     qsort(ids, k, sizeof(int), cmp_int);
     note_departures(t, idp, ids, k);
     free(ids);
+    forget_old_names(t, set, k, set_bytes);
     inst_table_clear(idp);
     t->cursor = 0;
     idp->it_set = set;

@@ -1,9 +1,13 @@
 /* instances: instance domains whose members come and go with the data.
  *
- * An inst_table gives every instance name a stable id for the life of the
- * PMDA: an integer index keeps its own value (0..2^31-1), a string gets a
- * 31-bit hash of its name, so ids are also the same after a restart
- * (collisions, which are rare, probe to the next free id).  We do not use
+ * An inst_table gives every instance name a stable id: an integer index
+ * keeps its own value (0..2^31-1), a string gets a 31-bit hash of its
+ * name, so ids are also the same after a restart (collisions, which are
+ * rare, probe to the next free id).  The table remembers the names of the
+ * members and of the recently departed (inst_table_departed); names that
+ * left long ago are forgotten, so memory follows the domain's size, not
+ * its history.  A forgotten name that comes back gets its hash-derived id
+ * again unless another name took it meanwhile.  We do not use
  * pmdaCache: it refuses names whose first word repeats ("10.0.0.1 -->
  * 10.0.0.2" style names) and pmdajson lost values that way. */
 #ifndef STAPRELAY_INSTANCES_H
@@ -21,6 +25,9 @@ void inst_table_free(inst_table *t);
 
 /* Stable id for a name. */
 int inst_table_id(inst_table *t, const char *name, bool is_number, int64_t number);
+/* Names the table remembers now (members, recently departed, and those
+ * not yet forgotten). */
+size_t inst_table_remembered(const inst_table *t);
 
 /* Replace idp's members (names are copied; idp owns them) in the given
  * order; free with inst_table_clear. */
