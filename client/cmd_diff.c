@@ -186,13 +186,18 @@ int cmd_diff(int argc, char **argv)
     }
     if (rc == 0 && o.normalize)
         stacktab_scale(tab, 0, t1 / t0, true);
+    if (rc == 0 && o.elided && o.folded_out && folded_count_elided(tab) == 0) {
+        fprintf(stderr, "staprelay diff: no stacks to show (every stack is "
+                "on both sides)\n");
+        rc = 2;
+    }
     if (rc == 0) {
         FILE *out = cmd_open_output(&o, o.folded_out ? "diff.folded"
                                                      : "diff.svg");
         if (out == NULL) {
             rc = 1;
         } else if (o.folded_out) {
-            folded_write(out, tab, true);
+            folded_write_where(out, tab, true, o.elided);
             rc = cmd_close_output(&o, out);
         } else {
             ft_options fo = {

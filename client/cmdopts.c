@@ -341,6 +341,10 @@ int cmdopts_parse(cmd_opts *o, int groups, int argc, char **argv,
             return usage_error(o, usage, "unknown option", argv[optind - 1]);
         }
     }
+    if (o->svg.flamechart && o->sort_weight)
+        return usage_error(o, usage, "--flamechart keeps the input (time) "
+                           "order on the x axis; --sort weight cannot apply "
+                           "to it", NULL);
     o->files = argv + optind;
     o->nfiles = argc - optind;
     o->pcp.start = o->nstarts ? o->starts[0] : NULL;
@@ -354,6 +358,13 @@ int cmdopts_parse(cmd_opts *o, int groups, int argc, char **argv,
         o->nfiles = 0;
     }
     o->pcp.run = o->nruns ? o->runs[0] : NULL;
+    const perf_options *pf = &o->in.perf;
+    if (pcp_options_active(&o->pcp) && o->nfiles == 0
+        && (pf->annotate_kernel || pf->annotate_jit || pf->include_addrs))
+        return usage_error(o, usage, "--kernel, --jit, --all and --addrs "
+                           "apply to perf script text; PCP event records "
+                           "come with their stacks folded (kernel frames "
+                           "already marked _[k], JIT frames _[j])", NULL);
     int orc = check_output_dir(o, usage);
     if (orc != 0)
         return orc;

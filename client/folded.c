@@ -86,9 +86,27 @@ void folded_print_count(FILE *out, double v)
 
 int folded_write(FILE *out, const stacktab *tab, bool two)
 {
+    return folded_write_where(out, tab, two, false);
+}
+
+size_t folded_count_elided(const stacktab *tab)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < stacktab_size(tab); i++) {
+        const stack_entry *e = stacktab_entry(tab, i);
+        n += (e->count[0] > 0) != (e->count[1] > 0);
+    }
+    return n;
+}
+
+int folded_write_where(FILE *out, const stacktab *tab, bool two,
+                       bool elided_only)
+{
     size_t *order = stacktab_sorted(tab, STACK_ORDER_BYTES);
     for (size_t i = 0; i < stacktab_size(tab); i++) {
         const stack_entry *e = stacktab_entry(tab, order[i]);
+        if (elided_only && (e->count[0] > 0) == (e->count[1] > 0))
+            continue;
         fwrite(e->stack, 1, e->len, out);
         fputc(' ', out);
         folded_print_count(out, e->count[0]);

@@ -31,5 +31,11 @@ void folded_print_count(FILE *out, double v);
  * with the second count column when two is set.  Returns 0, or -1 on a
  * write error. */
 int folded_write(FILE *out, const stacktab *tab, bool two);
+/* The same; with elided_only, only the stacks present on one side only
+ * (diff --elided --folded: what the elided graph draws). */
+int folded_write_where(FILE *out, const stacktab *tab, bool two,
+                       bool elided_only);
+/* How many stacks are present on one side only. */
+size_t folded_count_elided(const stacktab *tab);
 
 #endif

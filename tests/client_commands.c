@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "client/commands.h"
+#include "client/heatmap.h"
+#include "client/live.h"
 #include "client/strbuf.h"
 #include "tests/testutil.h"
 
@@ -187,6 +189,86 @@ START_TEST(diff_folded_normalize_and_svg)
 }
 END_TEST
 
+/* diff --elided --folded writes what the elided graph draws: only the
+ * stacks on one side only, both columns; none is an error. */
+START_TEST(diff_elided_folded)
+{
+    char *dir = tu_mkdtemp();
+    tu_write(dir, "a", "m;f 10\nm;g 10\nm;gone 5\n");
+    tu_write(dir, "b", "m;f 30\nm;g 10\nm;new 20\n");
+    run_result r = run(cmd_diff, dir, "diff --elided --folded @a @b -o @d");
+    ck_assert_int_eq(r.rc, 0);
+    free(r.err);
+    char *out = slurp_in(dir, "d");
+    ck_assert_str_eq(out, "m;gone 5 0\nm;new 0 20\n");
+    free(out);
+    /* -n scales first (gone: 5 * 60/25 = 12) */
+    r = run(cmd_diff, dir, "diff -n --elided --folded @a @b -o @d2");
+    ck_assert_int_eq(r.rc, 0);
+    free(r.err);
+    out = slurp_in(dir, "d2");
+    ck_assert_str_eq(out, "m;gone 12 0\nm;new 0 20\n");
+    free(out);
+    r = run(cmd_diff, dir, "diff --elided --folded @a @a -o @d3");
+    ck_assert_int_eq(r.rc, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "every stack is on both sides"));
+    free(r.err);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* Combinations that used to be accepted and do nothing are refused with
+ * a usage error (exit status 2) saying why. */
+START_TEST(refused_option_combinations)
+{
+    char *dir = tu_mkdtemp();
+    tu_write(dir, "a", "m;f 10\n");
+    run_result r = run(cmd_flame, dir, "flame --flamechart --sort weight @a");
+    ck_assert_int_eq(r.rc, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "--flamechart keeps the input"));
+    free(r.err);
+    r = run(cmd_flame, dir, "flame --sort weight --flamechart @a");
+    ck_assert_int_eq(r.rc, 2);
+    free(r.err);
+    r = run(cmd_flame, dir, "flame --flamechart --sort name @a -o @ok.svg");
+    ck_assert_int_eq(r.rc, 0);
+    free(r.err);
+    /* --kernel/--jit/--all/--addrs on PCP input alone: the records'
+     * stacks are folded already (refused before any connection) */
+    const char *pcp[] = {
+        "fold --kernel -a @nosuch staprelay.p.e",
+        "flame --jit -h localhost:1 staprelay.p.e",
+        "top --all -a @nosuch staprelay.p.e",
+        "diff --addrs -a @x -a @y staprelay.p.e",
+    };
+    int (*fn[])(int, char **) = { cmd_fold, cmd_flame, cmd_top, cmd_diff };
+    for (int i = 0; i < 4; i++) {
+        r = run(fn[i], dir, pcp[i]);
+        ck_assert_int_eq(r.rc, 2);
+        ck_assert_msg(strstr(r.err, "apply to perf script text") != NULL,
+                      "%s: %s", pcp[i], r.err);
+        free(r.err);
+    }
+    r = run(cmd_heatmap, dir, "heatmap --kernel -a @nosuch staprelay.p.e");
+    ck_assert_int_eq(r.rc, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "apply to perf script text"));
+    free(r.err);
+    r = run(cmd_live, dir, "live --dir @. --addrs -h localhost:1 staprelay.p.e");
+    ck_assert_int_eq(r.rc, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "apply to perf script text"));
+    free(r.err);
+    /* with --metric the arguments are files, which they apply to: the
+     * archive is then what fails (status 1) */
+    r = run(cmd_fold, dir, "fold --kernel -a @nosuch --metric staprelay.p.e @a");
+    ck_assert_int_eq(r.rc, 1);
+    ck_assert_ptr_null(strstr(r.err, "apply to perf script text"));
+    free(r.err);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(top_json_and_speedscope_exports)
 {
     char *dir = tu_mkdtemp();
@@ -233,6 +315,8 @@ Suite *client_commands_suite(void)
     tcase_add_test(tc, empty_input_is_an_error);
     tcase_add_test(tc, flame_writes_valid_svg_with_options);
     tcase_add_test(tc, diff_folded_normalize_and_svg);
+    tcase_add_test(tc, diff_elided_folded);
+    tcase_add_test(tc, refused_option_combinations);
     tcase_add_test(tc, top_json_and_speedscope_exports);
     suite_add_tcase(s, tc);
     return s;

@@ -315,6 +315,25 @@ START_TEST(field_roles_and_stack_text)
     s.has_tid = true;
     ck_assert(pcp_sample_stack(&s, NULL, false, true, &out));
     ck_assert_str_eq(out.buf, "bash-42/43;a;b");
+    /* --pid/--tid on records without a pid, tid or comm: "?" where the
+     * value is missing, as stackcollapse-perf.pl writes comm-?/TID when
+     * perf printed no PID */
+    s.has_pid = false;
+    ck_assert(pcp_sample_stack(&s, NULL, true, false, &out));
+    ck_assert_str_eq(out.buf, "bash-?;a;b");
+    ck_assert(pcp_sample_stack(&s, NULL, false, true, &out));
+    ck_assert_str_eq(out.buf, "bash-?/43;a;b");
+    s.has_tid = false;
+    s.comm = NULL;
+    s.comm_len = 0;
+    ck_assert(pcp_sample_stack(&s, NULL, false, true, &out));
+    ck_assert_str_eq(out.buf, "?-?/?;a;b");
+    s.has_pid = true;
+    ck_assert(pcp_sample_stack(&s, "h", true, false, &out));
+    ck_assert_str_eq(out.buf, "h;?-42;a;b");
+    s.comm = "bash";
+    s.comm_len = 4;
+    s.has_tid = true;
     sb_free(&out);
 
     strbuf a = STRBUF_INIT, b = STRBUF_INIT;
