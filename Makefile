@@ -116,7 +116,11 @@ install: all
 	install -m 755 $(CLIENT_BIN) $(DESTDIR)$(BINDIR)/staprelay
 	install -m 755 $(PMDA_BIN) $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay/pmdastaprelay
 	install -m 755 pmda/Install pmda/Remove $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay/
-	install -m 644 pmda/domain.h pmda/pmns pmda/root $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay/
+	install -m 644 pmda/pmns pmda/root $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay/
+# domain.h holds the domain STAPRELAY_DOMAIN=N ./Install chose; Remove
+# and later Installs need it, so a reinstall keeps it
+	[ -f $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay/domain.h ] || \
+	    install -m 644 pmda/domain.h $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay/
 	install -m 644 pmda/config.json $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay/config.json.default
 	install -m 644 pmda/pmdastaprelay.1 $(DESTDIR)$(MANDIR)/man1/
 	[ ! -f client/staprelay.1 ] || install -m 644 client/staprelay.1 $(DESTDIR)$(MANDIR)/man1/
