@@ -144,7 +144,22 @@ static bool entry_idle(heatmap *h, size_t entry)
     return h->idle[entry] == 1;
 }
 
+uint32_t hm_weight(double count)
+{
+    if (!(count >= 1.5))        /* NaN, below 1.5: one sample */
+        return 1;
+    if (count >= (double)UINT32_MAX)
+        return UINT32_MAX;
+    return (uint32_t)(count + 0.5);
+}
+
 void heatmap_add_entry(heatmap *h, size_t entry, int64_t t_us)
+{
+    heatmap_add_weighted(h, entry, t_us, 1);
+}
+
+void heatmap_add_weighted(heatmap *h, size_t entry, int64_t t_us,
+                          double count)
 {
     h->all++;
     if (!h->any) {
@@ -179,7 +194,11 @@ void heatmap_add_entry(heatmap *h, size_t entry, int64_t t_us)
         h->s = p;
         h->cap = cap;
     }
-    h->s[h->n++] = (hm_sample){ t_us, (uint32_t)entry };
+    uint32_t w = hm_weight(count);
+    h->s[h->n++] = (hm_sample){ t_us, (uint32_t)entry, w };
+    h->weight += w;
+    if (w != 1)
+        h->weighted = true;
 }
 
 void heatmap_add(heatmap *h, const char *stack, int64_t t_us)
@@ -264,7 +283,10 @@ int heatmap_grid(heatmap *h, int rows, strbuf *err)
     for (size_t i = 0; i < h->n; i++) {
         int c, r;
         hm_cell(h->s[i].t_us, h->base_s, rows, &c, &r);
-        uint32_t v = ++h->values[(size_t)c * (size_t)rows + (size_t)r];
+        uint32_t *cell = &h->values[(size_t)c * (size_t)rows + (size_t)r];
+        uint32_t v = *cell > UINT32_MAX - h->s[i].w ? UINT32_MAX
+                                                    : *cell + h->s[i].w;
+        *cell = v;
         if (v > h->maxvalue)
             h->maxvalue = v;
     }

@@ -16,8 +16,16 @@
  *  - A selection is the half-open interval [start, end): exactly the
  *    samples of the selected cells (FlameScope includes both ends).
  *
- * Each cell counts samples (records), not their weights (perf periods,
- * PCP count parameters), like FlameScope.
+ * Each cell counts samples.  A PCP event record stands for as many
+ * samples as its count parameter says (pmdastaprelay's contract:
+ * "samples this record stands for"), so it weighs its count, rounded
+ * to a whole number of at least 1, in the cells and in the page's flame
+ * graph -- which then totals what `staprelay flame` draws for the same
+ * window.  A perf script sample is one sample, whatever its period (as
+ * in FlameScope; the period is CPU time, not a number of samples), so
+ * for perf input the page's flame graph counts samples where
+ * `staprelay flame` adds periods: same shape for a fixed-period event
+ * such as cpu-clock, different totals.
  *
  * Idle samples -- a stack matching FlameScope's idle regex
  * swapper.*(cpuidle|cpu_idle|cpu_bringup_and_idle|native_safe_halt|
@@ -43,6 +51,7 @@
 typedef struct hm_sample {
     int64_t  t_us;      /* microseconds since the epoch (or perf's clock) */
     uint32_t stack;     /* stacktab entry */
+    uint32_t w;         /* samples it stands for (>= 1) */
 } hm_sample;
 
 typedef struct heatmap {
@@ -56,6 +65,8 @@ typedef struct heatmap {
     int64_t    prev_us;        /* previous sample in arrival order */
     bool       any;
     uint64_t   all;            /* samples seen, idle included */
+    uint64_t   weight;         /* sum of w over s[] (placed samples) */
+    bool       weighted;       /* some w is not 1 */
     uint64_t   idle_dropped;
     uint64_t   untimed;        /* samples without a timestamp */
     uint64_t   out_of_order;   /* samples earlier than their predecessor */
@@ -91,6 +102,12 @@ heatmap *heatmap_new(bool keep_idle);
 void     heatmap_free(heatmap *h);
 /* A sample of table entry `entry` (already in h->tab) at t_us. */
 void     heatmap_add_entry(heatmap *h, size_t entry, int64_t t_us);
+/* The same for a record that stands for `count` samples (rounded to a
+ * whole number, at least 1). */
+void     heatmap_add_weighted(heatmap *h, size_t entry, int64_t t_us,
+                              double count);
+/* count as a cell weight: rounded, at least 1, at most UINT32_MAX. */
+uint32_t hm_weight(double count);
 /* Convenience (tests): add the stack to the table, then the sample. */
 void     heatmap_add(heatmap *h, const char *stack, int64_t t_us);
 /* A sample without a time: counted, not placed. */

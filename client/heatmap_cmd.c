@@ -34,10 +34,12 @@ static void observe(void *arg, size_t entry, int col, double weight,
                     int64_t when_ns)
 {
     (void)col;
-    (void)weight;
     hm_ctx *c = arg;
+    /* a PCP record weighs the samples it stands for (its count); a perf
+     * sample is one sample, whatever its period (heatmap.h) */
     if (when_ns != STACK_TIME_UNKNOWN)
-        heatmap_add_entry(c->h, entry, hm_floor_div(when_ns, 1000));
+        heatmap_add_weighted(c->h, entry, hm_floor_div(when_ns, 1000),
+                             weight);
     else if (c->cur_us >= 0)
         heatmap_add_entry(c->h, entry, c->cur_us);
     else
@@ -195,8 +197,12 @@ static void describe(strbuf *sb, const cmd_opts *o, const heatmap *h,
     }
     int64_t s = hm_floor_div(h->start_us, 1000000);
     int64_t e = hm_floor_div(h->end_us, 1000000);
-    sb_printf(sb, "; %zu samples from %" PRId64 ".%06" PRId64 " to %" PRId64
-              ".%06" PRId64 " s; %d rows of %g ms", h->n, s,
+    if (h->weighted)
+        sb_printf(sb, "; %" PRIu64 " samples (%zu records)", h->weight, h->n);
+    else
+        sb_printf(sb, "; %zu samples", h->n);
+    sb_printf(sb, " from %" PRId64 ".%06" PRId64 " to %" PRId64
+              ".%06" PRId64 " s; %d rows of %g ms", s,
               h->start_us - s * 1000000, e, h->end_us - e * 1000000, h->rows,
               1000.0 / h->rows);
     if (!h->keep_idle)

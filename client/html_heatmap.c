@@ -4,7 +4,9 @@
  * distinct stacks, and every placed sample as (time, stack) so the page
  * can draw the flame graph of any selected range.  Samples are sorted
  * by time and written as base64 of LEB128 varints: the time step in
- * microseconds, then the stack's index -- about 3-4 bytes per sample. */
+ * microseconds, then the stack's index -- about 3-4 bytes per sample --
+ * and, when some record stands for more than one sample ("weighted"),
+ * its weight. */
 #include "client/heatmap.h"
 #include "client/html.h"
 
@@ -120,10 +122,12 @@ int heatmap_write_html(FILE *out, const heatmap *h, const hm_output *o)
     js_str(&sb, title, strlen(title));
     sb_printf(&sb, ",\"rows\":%d,\"cols\":%d,\"base_s\":%" PRId64
               ",\"maxvalue\":%" PRIu32 ",\"enhance\":%s,\"keep_idle\":%s"
-              ",\"cw\":%g,\"ch\":%g,\"nsamples\":%zu,\"values\":[",
+              ",\"cw\":%g,\"ch\":%g,\"nsamples\":%zu,\"weighted\":%s"
+              ",\"total\":%" PRIu64 ",\"values\":[",
               h->rows, h->cols, h->base_s, h->maxvalue,
               o && o->enhance ? "true" : "false",
-              h->keep_idle ? "true" : "false", cw, ch, h->n);
+              h->keep_idle ? "true" : "false", cw, ch, h->n,
+              h->weighted ? "true" : "false", h->weight);
     size_t cells = (size_t)h->rows * (size_t)h->cols;
     for (size_t i = 0; i < cells; i++) {
         sb_printf(&sb, i ? ",%" PRIu32 : "%" PRIu32, h->values[i]);
@@ -157,6 +161,8 @@ int heatmap_write_html(FILE *out, const heatmap *h, const hm_output *o)
         }
         html_varint(&bytes, (uint64_t)(h->s[i].t_us - prev));
         html_varint(&bytes, map[e]);
+        if (h->weighted)
+            html_varint(&bytes, h->s[i].w);
         prev = h->s[i].t_us;
     }
     free(map);

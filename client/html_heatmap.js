@@ -19,24 +19,29 @@ try {
 var R = D.rows, C = D.cols, M = D.maxvalue;
 var api = window.staprelay_heatmap = { data: D };
 
-// ---- samples: base64 of varints (time delta in us, stack index) -------
-var T, S;
+// ---- samples: base64 of varints (time delta in us, stack index, and
+// when D.weighted the samples the record stands for) ----------------------
+var T, S, Wt = null;
 (function () {
 	var s = atob(D.samples), n = D.nsamples, p = 0, t = 0;
 	T = new Float64Array(n);
 	S = new Uint32Array(n);
-	for (var i = 0; i < n; i++) {
+	if (D.weighted) Wt = new Float64Array(n);
+	function varint() {
 		var v = 0, m = 1, c;
 		do { c = s.charCodeAt(p++); v += (c & 127) * m; m *= 128; } while (c & 128);
-		t += v;
+		return v;
+	}
+	for (var i = 0; i < n; i++) {
+		t += varint();
 		T[i] = t;
-		v = 0; m = 1;
-		do { c = s.charCodeAt(p++); v += (c & 127) * m; m *= 128; } while (c & 128);
-		S[i] = v;
+		S[i] = varint();
+		if (Wt) Wt[i] = varint();
 	}
 })();
 api.times = T;
 api.stacks = S;
+api.weights = Wt;
 
 // ---- grid arithmetic (same as client/heatmap.c) ------------------------
 function rowStart(r) { var k = R - 1 - r; return Math.floor((k * US + R - 1) / R); }
@@ -174,7 +179,7 @@ var framesOf = [];
 function Node(n) { this.n = n; this.v = 0; this.k = null; }
 function tree(rg) {
 	var a = lower(rg.s), b = lower(rg.e), cnt = new Map();
-	for (var i = a; i < b; i++) cnt.set(S[i], (cnt.get(S[i]) || 0) + 1);
+	for (var i = a; i < b; i++) cnt.set(S[i], (cnt.get(S[i]) || 0) + (Wt ? Wt[i] : 1));
 	var root = new Node('all');
 	cnt.forEach(function (v, idx) {
 		var fr = framesOf[idx] || (framesOf[idx] = D.stacks[idx].split(';'));
@@ -301,7 +306,7 @@ document.addEventListener('keydown', function (e) {
 });
 document.getElementById('clear').addEventListener('click', function () { clearSel(); msg('Selection cleared.'); });
 clearSel();
-msg(D.nsamples + ' samples, ' + C + ' seconds, ' + R + ' rows of ' + (1000 / R).toFixed(3).replace(/\.?0+$/, '') +
+msg((D.weighted ? D.total + ' samples (' + D.nsamples + ' records)' : D.nsamples + ' samples') + ', ' + C + ' seconds, ' + R + ' rows of ' + (1000 / R).toFixed(3).replace(/\.?0+$/, '') +
 	' ms; busiest cell ' + M + '. Hover a cell for its count; click a start cell, then an end cell.');
 api.ready = true;
 })();

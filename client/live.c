@@ -303,7 +303,7 @@ static void write_all(live_ctx *c)
         const char *st = lw_stack(c->w, s->stack, &len);
         if (s->t_us >= wstart) {
             size_t e = stacktab_add(c->h->tab, st, len, 0, s->weight);
-            heatmap_add_entry(c->h, e, s->t_us);
+            heatmap_add_weighted(c->h, e, s->t_us, s->weight);
         }
         if (s->t_us >= fstart)
             stacktab_add(c->ftab, st, len, 0, s->weight);

@@ -90,6 +90,64 @@ START_TEST(grid_known_offsets)
 }
 END_TEST
 
+/* A PCP record stands for `count` samples: cells and the page's samples
+ * weigh it (rounded, at least 1); unweighted pages keep their format. */
+START_TEST(weighted_records)
+{
+    ck_assert_uint_eq(hm_weight(1), 1);
+    ck_assert_uint_eq(hm_weight(3), 3);
+    ck_assert_uint_eq(hm_weight(2.5), 3);
+    ck_assert_uint_eq(hm_weight(0.2), 1);
+    ck_assert_uint_eq(hm_weight(1.49), 1);
+    ck_assert_uint_eq(hm_weight(1e12), UINT32_MAX);
+    heatmap *h = heatmap_new(false);
+    size_t a = stacktab_add(h->tab, "m;a", 3, 0, 3);
+    size_t b = stacktab_add(h->tab, "m;b", 3, 0, 1);
+    heatmap_add_weighted(h, a, S(100, 0), 3);
+    heatmap_add_weighted(h, b, S(100, 1000), 1);
+    heatmap_add_weighted(h, a, S(101, 0), 200);
+    strbuf err = STRBUF_INIT;
+    ck_assert_int_eq(heatmap_grid(h, 50, &err), 0);
+    ck_assert_uint_eq(heatmap_value(h, 0, 49), 4);
+    ck_assert_uint_eq(heatmap_value(h, 1, 49), 200);
+    ck_assert_uint_eq(h->maxvalue, 200);
+    ck_assert_uint_eq(h->weight, 204);
+    ck_assert(h->weighted);
+    /* the page: "weighted", the total, and a weight after each sample */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    ck_assert_int_eq(heatmap_write_html(fp, h, NULL), 0);
+    fclose(fp);
+    ck_assert_ptr_nonnull(strstr(buf, "\"nsamples\":3,\"weighted\":true,"
+                                      "\"total\":204,"));
+    /* varints: (0, 0, 3) (1000, 1, 1) (999000 = d8 fc 3c, 0, 200 = c8 01) */
+    strbuf want = STRBUF_INIT;
+    const unsigned char raw[] = { 0, 0, 3, 0xe8, 0x07, 1, 1,
+                                  0xd8, 0xfc, 0x3c, 0, 0xc8, 0x01 };
+    sb_adds(&want, "\"samples\":\"");
+    html_base64(&want, raw, sizeof raw);
+    ck_assert_msg(strstr(buf, want.buf) != NULL, "%s not in page", want.buf);
+    free(buf);
+    sb_free(&want);
+    heatmap_free(h);
+
+    h = heatmap_new(false);                 /* all weights 1 */
+    heatmap_add(h, "m;a", S(100, 0));
+    ck_assert_int_eq(heatmap_grid(h, 50, &err), 0);
+    ck_assert(!h->weighted);
+    buf = NULL;
+    fp = open_memstream(&buf, &len);
+    ck_assert_int_eq(heatmap_write_html(fp, h, NULL), 0);
+    fclose(fp);
+    ck_assert_ptr_nonnull(strstr(buf, "\"weighted\":false,\"total\":1,"));
+    ck_assert_ptr_nonnull(strstr(buf, "\"samples\":\"AAA=\""));
+    free(buf);
+    heatmap_free(h);
+    sb_free(&err);
+}
+END_TEST
+
 START_TEST(disorder_and_errors)
 {
     strbuf err = STRBUF_INIT, w = STRBUF_INIT;
@@ -372,6 +430,7 @@ Suite *client_heatmap_suite(void)
     TCase *tc = tcase_create("heatmap");
     tcase_add_test(tc, cell_arithmetic);
     tcase_add_test(tc, empty_input_says_no_input);
+    tcase_add_test(tc, weighted_records);
     tcase_add_test(tc, grid_known_offsets);
     tcase_add_test(tc, disorder_and_errors);
     tcase_add_test(tc, idle_regex_and_perf_time);
