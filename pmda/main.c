@@ -113,7 +113,11 @@ static runs *setup_runs(pmda_ctx *ctx, relay_config *cfg, const char *state_dir,
     if (dflt_dir == NULL)
         return NULL;
     snprintf(dflt_dir, n, "%s/runs", state_dir);
-    const char *dir = rc->directory != NULL ? rc->directory : dflt_dir;
+    if (rc->directory == NULL)
+        rc->directory = dflt_dir;   /* the relay keeps finished runs' names by it */
+    else
+        free(dflt_dir);
+    const char *dir = rc->directory;
     const char *command = rc->command != NULL ? rc->command : STAPRELAY_BINDIR "/staprelay";
     if (rc->enabled) {
         if (mkdir(dir, 0755) != 0 && errno != EEXIST)
@@ -124,9 +128,7 @@ static runs *setup_runs(pmda_ctx *ctx, relay_config *cfg, const char *state_dir,
                     "command %s, directory %s", rc->nscripts, rc->max_duration,
                     rc->max_concurrent, command, dir);
     }
-    runs *rs = runs_new(ctx->loop, rc, command, dir, sink);
-    free(dflt_dir);
-    return rs;
+    return runs_new(ctx->loop, rc, command, dir, sink);
 }
 
 static void init_dispatch(pmda_ctx *ctx)

@@ -63,7 +63,7 @@ size_t relay_active_sources(const relay *r)
     size_t n = 0;
     for (size_t i = 0; i < r->nsources; i++)
         n += r->sources[i]->meta != NULL && r->sources[i]->state != SRC_DUPLICATE &&
-             r->sources[i]->state != SRC_REJECTED;
+             r->sources[i]->state != SRC_REJECTED && r->sources[i]->state != SRC_VANISHED;
     return n;
 }
 
@@ -77,23 +77,43 @@ static source *find_source(relay *r, const char *dir)
     return NULL;
 }
 
+static void defer_free(relay *r, source *s)
+{
+    source **nd = realloc(r->dead_sources, (r->ndead_sources + 1) * sizeof(*nd));
+    if (nd != NULL) {
+        r->dead_sources = nd;
+        r->dead_sources[r->ndead_sources++] = s;
+    } else {
+        source_free(s);   /* cannot defer: the host rebuilds right after */
+    }
+}
+
 static source *add_source(relay *r, const char *dir, bool trusted, bool stap_module)
 {
-    source *s = find_source(r, dir);
-    if (s != NULL) {
-        s->seen = true;
-        return s;
+    source *old = find_source(r, dir);
+    if (old != NULL && old->state != SRC_VANISHED) {
+        old->seen = true;
+        return old;
     }
-    s = source_new(r, dir, trusted, stap_module);
+    /* new, or a module loaded again: a fresh source (same names, same
+     * PMIDs) takes the vanished one's place */
+    source *s = source_new(r, dir, trusted, stap_module);
     if (s == NULL)
         return NULL;
-    source **ns = realloc(r->sources, (r->nsources + 1) * sizeof(*ns));
-    if (ns == NULL) {
-        source_free(s);
-        return NULL;
+    if (old != NULL) {
+        for (size_t i = 0; i < r->nsources; i++)
+            if (r->sources[i] == old)
+                r->sources[i] = s;
+        defer_free(r, old);
+    } else {
+        source **ns = realloc(r->sources, (r->nsources + 1) * sizeof(*ns));
+        if (ns == NULL) {
+            source_free(s);
+            return NULL;
+        }
+        r->sources = ns;
+        r->sources[r->nsources++] = s;
     }
-    r->sources = ns;
-    r->sources[r->nsources++] = s;
     s->seen = true;
     r->namespace_dirty = true;   /* the host lists sources too */
     log_msg(&r->log, LOG_LVL_INFO, "new source %s%s", dir,
@@ -178,17 +198,66 @@ static int source_order(const void *a, const void *b)
 static void bury_source(relay *r, size_t i)
 {
     source *s = r->sources[i];
-    log_msg(&r->log, LOG_LVL_INFO, "source %s vanished", s->dir);
-    source **nd = realloc(r->dead_sources, (r->ndead_sources + 1) * sizeof(*nd));
-    if (nd != NULL) {
-        r->dead_sources = nd;
-        r->dead_sources[r->ndead_sources++] = s;
-    } else {
-        source_free(s);   /* cannot defer: the host rebuilds right after */
-    }
+    if (s->state != SRC_VANISHED)
+        log_msg(&r->log, LOG_LVL_INFO, "source %s vanished", s->dir);
+    defer_free(r, s);
     memmove(&r->sources[i], &r->sources[i + 1], (r->nsources - i - 1) * sizeof(*r->sources));
     r->nsources--;
     r->namespace_dirty = true;
+}
+
+/* SystemTap modules and runs end when their investigation does; their
+ * names stay (without values) so that pmval, pmlogger and grafana carry
+ * on, and come back to life when the module or script runs again. */
+static bool ends_by_design(const relay *r, const source *s)
+{
+    const char *runs_dir = r->cfg->runs.enabled ? r->cfg->runs.directory : NULL;
+    return s->stap_module || (runs_dir != NULL && s->root != NULL && strcmp(s->root, runs_dir) == 0);
+}
+
+static bool prefix_taken(const relay *r, const source *s)
+{
+    const char *p = source_prefix(s);
+    for (size_t i = 0; i < r->nsources; i++) {
+        const source *o = r->sources[i];
+        const char *q = source_prefix(o);
+        if (o != s && o->state != SRC_VANISHED && o->state != SRC_DUPLICATE &&
+            o->state != SRC_REJECTED && q != NULL && p != NULL && strcmp(p, q) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Vanished modules are kept while they may come back, but not when a live
+ * source now publishes their prefix, and not more than RELAY_VANISHED_KEPT of
+ * them (the longest gone go first), so the namespace stays bounded. */
+static void forget_vanished(relay *r)
+{
+    size_t kept = 0;
+    for (size_t i = r->nsources; i-- > 0;) {
+        source *s = r->sources[i];
+        if (s->state != SRC_VANISHED)
+            continue;
+        if (prefix_taken(r, s)) {
+            log_msg(&r->log, LOG_LVL_INFO, "forgetting vanished module %s: its prefix is "
+                    "in use again", s->dir);
+            bury_source(r, i);
+        } else {
+            kept++;
+        }
+    }
+    while (kept > RELAY_VANISHED_KEPT) {
+        size_t oldest = r->nsources;
+        for (size_t i = 0; i < r->nsources; i++)
+            if (r->sources[i]->state == SRC_VANISHED &&
+                (oldest == r->nsources ||
+                 r->sources[i]->vanished_at < r->sources[oldest]->vanished_at))
+                oldest = i;
+        log_msg(&r->log, LOG_LVL_INFO, "forgetting vanished module %s: more than %d gone",
+                r->sources[oldest]->dir, RELAY_VANISHED_KEPT);
+        bury_source(r, oldest);
+        kept--;
+    }
 }
 
 static void discover(relay *r)
@@ -201,9 +270,17 @@ static void discover(relay *r)
         scan_tree(r, r->cfg->trusted_directories[i], r->cfg->trusted_directories[i], true, 0);
     for (size_t i = 0; i < r->cfg->ndirectories; i++)
         scan_tree(r, r->cfg->directories[i], r->cfg->directories[i], false, 0);
-    for (size_t i = r->nsources; i-- > 0;)
-        if (!r->sources[i]->seen)
+    for (size_t i = r->nsources; i-- > 0;) {
+        source *s = r->sources[i];
+        if (s->seen)
+            continue;
+        if (ends_by_design(r, s) && s->meta != NULL && s->state != SRC_DUPLICATE &&
+            s->state != SRC_REJECTED) {
+            source_vanish(s);   /* keeps its names until it is loaded again */
+        } else {
             bury_source(r, i);
+        }
+    }
     if (r->nsources > 1)   /* sources is NULL while there are none */
         qsort(r->sources, r->nsources, sizeof(*r->sources), source_order);
 }
@@ -215,13 +292,14 @@ static void assign_prefixes(relay *r)
     for (size_t i = 0; i < r->nsources; i++) {
         source *s = r->sources[i];
         const char *p = source_prefix(s);
-        if (p == NULL || s->state == SRC_REJECTED)
-            continue;
+        if (p == NULL || s->state == SRC_REJECTED || s->state == SRC_VANISHED)
+            continue;   /* a vanished module yields its prefix (forget_vanished) */
         const source *owner = NULL;
         for (size_t j = 0; j < i && owner == NULL; j++) {
             const char *q = source_prefix(r->sources[j]);
             if (q != NULL && r->sources[j]->state != SRC_DUPLICATE &&
-                r->sources[j]->state != SRC_REJECTED && strcmp(p, q) == 0)
+                r->sources[j]->state != SRC_REJECTED && r->sources[j]->state != SRC_VANISHED &&
+                strcmp(p, q) == 0)
                 owner = r->sources[j];
         }
         if (strcmp(p, "control") == 0) {
@@ -275,6 +353,7 @@ void relay_poll(relay *r)
         }
     }
     assign_prefixes(r);
+    forget_vanished(r);
     for (size_t i = 0; i < r->nsources; i++)
         source_refresh_data(r->sources[i]);
     relay_settle(r);

@@ -14,6 +14,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* Unloaded SystemTap modules whose names (without values) are kept for
+ * when they are loaded again; beyond this many, the longest gone go. */
+#define RELAY_VANISHED_KEPT 64
+
 typedef struct relay_hooks {
     /* Sources appeared or vanished, metadata changed or prefix ownership
      * moved.  Called at the end of a poll, before replaced objects are

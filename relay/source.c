@@ -22,14 +22,18 @@ static const char *state_names[] = {
     [SRC_BAD_METADATA] = "bad-metadata",
     [SRC_DUPLICATE] = "duplicate-prefix",
     [SRC_REJECTED] = "rejected",
+    [SRC_VANISHED] = "vanished",
 };
+
+/* Polls a FIFO may go without a writer before its values count as stale. */
+#define FIFO_STALE_POLLS 3
 
 /* How often the same problem may be logged again for one source. */
 #define ERROR_LOG_INTERVAL 300
 
 const char *source_state_name(source_state st)
 {
-    return st <= SRC_REJECTED ? state_names[st] : "unknown";
+    return st <= SRC_VANISHED ? state_names[st] : "unknown";
 }
 
 const char *source_prefix(const source *s)
@@ -107,6 +111,27 @@ void source_free(source *s)
     free(s->root);
     free(s->dir);
     free(s);
+}
+
+void source_vanish(source *s)
+{
+    if (s->state == SRC_VANISHED)
+        return;
+    stop_watch(s);
+    exec_cancel(s->job);
+    s->job = NULL;
+    fiforead_cancel(s->meta_fifo);
+    s->meta_fifo = NULL;
+    fiforead_cancel(s->data_fifo);
+    s->data_fifo = NULL;
+    drop_snapshot(s);
+    s->data_st_valid = false;
+    s->state = SRC_VANISHED;
+    s->vanished_at = ev_now(s->relay->loop);
+    snprintf(s->last_error, sizeof(s->last_error),
+             "module unloaded: its metrics stay, without values, until it is loaded again");
+    log_msg(&s->relay->log, LOG_LVL_INFO, "source %s vanished (SystemTap module unloaded); "
+            "its names are kept without values", s->dir);
 }
 
 /* Set the source-level error: shown in control metrics, logged unless the
@@ -474,6 +499,8 @@ static void on_meta_fifo(void *arg, doc_status st, const char *buf, size_t len, 
 
 bool source_refresh_metadata(source *s)
 {
+    if (s->state == SRC_VANISHED)
+        return false;
     char *path = path_join(s->dir, "metadata.json");
     struct stat st;
     if (path == NULL || stat(path, &st) != 0) {
@@ -619,8 +646,19 @@ static void data_fifo_result(void *arg, doc_status st, const char *buf, size_t l
 {
     source *s = arg;
     s->data_fifo = NULL;
-    if (st == DOC_BUSY)
-        return;   /* no writer this time; the next poll retries */
+    if (st == DOC_BUSY) {
+        /* No writer this time; the next poll retries.  stapbpf may miss a
+         * read while busy, but values older than a few polls are stale:
+         * then the source has no values until a writer answers again. */
+        double age = ev_now(s->relay->loop) - s->last_ok;
+        if (s->snap != NULL && age > FIFO_STALE_POLLS * s->relay->cfg->poll_interval) {
+            s->stats.read_errors++;
+            drop_snapshot(s);
+            set_error(s, SRC_ERROR, "data: no document from the FIFO for %.1f s (%s): no values "
+                      "until a writer answers", age, err);
+        }
+        return;
+    }
     if (st != DOC_OK) {
         s->stats.read_errors++;
         drop_snapshot(s);
@@ -807,6 +845,8 @@ void source_refresh_data(source *s)
                     s->relay->data_dirty = true;
             }
     }
+    if (s->state == SRC_VANISHED)
+        return;   /* only its cold stacks still expire */
     if (s->meta->data_exec != NULL && !s->stap_module) {
         start_exec(s);
         return;

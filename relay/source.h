@@ -26,6 +26,7 @@ typedef enum {
     SRC_BAD_METADATA,    /* metadata unusable: no metrics */
     SRC_DUPLICATE,       /* another source already owns this prefix */
     SRC_REJECTED,        /* trusted directory failed the ownership check */
+    SRC_VANISHED,        /* SystemTap module unloaded: names kept, no values */
 } source_state;
 
 const char *source_state_name(source_state st);
@@ -58,6 +59,7 @@ typedef struct source {
     event_stream **streams;  /* one per meta->events */
     uint64_t generation;     /* bumped whenever snap changes */
     double last_ok;          /* ev_now() of the last good data read, 0 = never */
+    double vanished_at;      /* ev_now() when it became SRC_VANISHED */
     uint64_t host_checked;   /* the host's mark: metadata_loads it validated */
     source_state state;
     char last_error[512];
@@ -78,6 +80,12 @@ typedef struct source {
 source *source_new(struct relay *r, const char *dir, bool trusted, bool stap_module);
 /* Stops watchers and jobs and frees everything. */
 void source_free(source *s);
+
+/* A SystemTap module whose directory is gone: stop reading, no values,
+ * but keep the metadata so its names (and PMIDs) stay in the namespace
+ * until it comes back.  Event records already relayed stay queued for
+ * their clients. */
+void source_vanish(source *s);
 
 /* Re-read metadata if it changed.  Returns true when the namespace this
  * source contributes may have changed. */

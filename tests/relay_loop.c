@@ -349,16 +349,82 @@ START_TEST(stap_root_modules_from_tapset_fixtures)
     source *prof = find_by_prefix(&f, "profile");
     ck_assert_ptr_nonnull(prof);
     ck_assert_uint_gt(stacktab_count(prof->streams[0]->stacks), 0);
-    /* a module that is unloaded goes; loaded again, it is found again */
+    /* a module that is unloaded keeps its names without values; loaded
+     * again, it is read again */
     char path[512];
     snprintf(path, sizeof(path), "%s/syslat", root);
     tu_rmtree(path);
     relay_poll(f.r);
-    ck_assert_uint_eq(f.r->nsources, 4);
+    ck_assert_uint_eq(f.r->nsources, 5);
+    ck_assert_uint_eq(relay_active_sources(f.r), 4);
+    source *gone = find_by_prefix(&f, "syslat");
+    ck_assert_ptr_nonnull(gone);
+    ck_assert_int_eq(gone->state, SRC_VANISHED);
+    ck_assert_ptr_null(gone->snap);
+    ck_assert_ptr_nonnull(gone->meta);
     copy_file("stap/fixtures/syslat/metadata.json", path, "metadata.json");
     copy_file("stap/fixtures/syslat/data.json", path, "data.json");
     relay_poll(f.r);
-    ck_assert_ptr_nonnull(find_by_prefix(&f, "syslat"));
+    source *back = find_by_prefix(&f, "syslat");
+    ck_assert_ptr_nonnull(back);
+    ck_assert_msg(back->state == SRC_OK, "%s", back->last_error);
+    ck_assert_ptr_nonnull(back->snap);
+    ck_assert_uint_eq(relay_active_sources(f.r), 5);
+    stap_fixture_done(&f, root);
+}
+END_TEST
+
+static size_t count_state(fixture *f, source_state st)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < f->r->nsources; i++)
+        n += f->r->sources[i]->state == st;
+    return n;
+}
+
+/* A vanished module yields its prefix to a live source, and only the
+ * RELAY_VANISHED_KEPT most recently unloaded are remembered. */
+START_TEST(stap_vanished_modules_yield_and_are_bounded)
+{
+    fixture f;
+    char *root = stap_fixture_init(&f);
+    char dir[512];
+    snprintf(dir, sizeof(dir), "%s/m", root);
+    tu_write(dir, "metadata.json", meta1);
+    tu_write(dir, "data.json", "{\"v\": 1}");
+    relay_poll(f.r);
+    ck_assert_int_eq(only_source(&f)->state, SRC_OK);
+    tu_rmtree(dir);
+    relay_poll(f.r);
+    ck_assert_int_eq(only_source(&f)->state, SRC_VANISHED);
+    /* a directory source now publishes prefix "p": the module is forgotten */
+    tu_write(f.root, "d/metadata.json", meta1);
+    tu_write(f.root, "d/data.json", "{\"v\": 2}");
+    relay_poll(f.r);
+    source *d = only_source(&f);
+    ck_assert(!d->stap_module);
+    ck_assert_msg(d->state == SRC_OK, "%s", d->last_error);
+    ck_assert_int_eq(d->snap->values[0][0].u.i, 2);
+    /* many modules unloaded: the bound holds */
+    int nmods = RELAY_VANISHED_KEPT + 6;
+    for (int i = 0; i < nmods; i++) {
+        char meta[200];
+        snprintf(dir, sizeof(dir), "%s/mod%02d", root, i);
+        snprintf(meta, sizeof(meta), "{\"prefix\": \"q%02d\", \"metrics\": [{\"name\": \"v\", "
+                 "\"pointer\": \"/v\", \"type\": \"integer\"}]}", i);
+        tu_write(dir, "metadata.json", meta);
+        tu_write(dir, "data.json", "{\"v\": 3}");
+    }
+    relay_poll(f.r);
+    ck_assert_uint_eq(count_state(&f, SRC_OK), (size_t)nmods + 1);
+    for (int i = 0; i < nmods; i++) {
+        snprintf(dir, sizeof(dir), "%s/mod%02d", root, i);
+        tu_rmtree(dir);
+    }
+    relay_poll(f.r);
+    ck_assert_uint_eq(count_state(&f, SRC_VANISHED), RELAY_VANISHED_KEPT);
+    ck_assert_uint_eq(f.r->nsources, (size_t)RELAY_VANISHED_KEPT + 1);
+    ck_assert_uint_eq(relay_active_sources(f.r), 1);
     stap_fixture_done(&f, root);
 }
 END_TEST
@@ -545,6 +611,7 @@ Suite *source_suite(void)
     tcase_add_test(tc, relay_duplicate_prefix_waits_and_takes_over);
     tcase_add_test(tc, relay_size_cap_and_exec_source);
     tcase_add_test(tc, stap_root_modules_from_tapset_fixtures);
+    tcase_add_test(tc, stap_vanished_modules_yield_and_are_bounded);
     tcase_add_test(tc, stap_chunked_events_continue);
     tcase_add_test(tc, stap_module_ignores_exec_and_path);
     tcase_add_test(tc, stap_bpf_fifo_module);

@@ -626,6 +626,17 @@ qa_wait_gone() {
     return 1
 }
 
+qa_no_values() { [ "$(qa_pmprobe "$1" 2>/dev/null | awk '{print $2}')" = 0 ]; }
+
+qa_wait_vanished() {
+    # qa_wait_vanished METRIC [TIMEOUT]: wait until METRIC is still in the
+    # PMNS but has no values (an unloaded SystemTap module's metrics).
+    local metric=$1 timeout=${2:-10}
+    qa_wait_until "$timeout" "$metric without values" qa_no_values "$metric" >/dev/null && return 0
+    echo "qa_wait_vanished: $metric: $(qa_pmprobe "$metric" 2>&1) after ${timeout}s"
+    return 1
+}
+
 qa_pmlogger() {
     # qa_pmlogger ARCHIVE SAMPLES INTERVAL_MS METRIC...: record an archive from
     # the private pmcd (foreground, returns when done).  pmlogger's control
