@@ -482,8 +482,9 @@ int namespace_text(int ident, int type, char **buffer, pmdaExt *pmda)
         break;
     case REF_STACKS:
         d = "Samples per distinct stack (grafana-pcp flame graph shape)\n"
-            "One instance per stack: frames root first, joined by ','.  Stacks\n"
-            "unseen for stack_expiry seconds are dropped; at most max_stacks are kept.";
+            "One instance per stack: frames root first, joined by ','; a '%', ','\n"
+            "or blank inside a frame is written %25, %2C, %20.  Stacks unseen for\n"
+            "stack_expiry seconds are dropped; at most max_stacks are kept.";
         break;
     case REF_FIELD: {
         const meta_field *mf = &m->events[ref->index].fields[ref->field];
