@@ -220,7 +220,7 @@ static const char *encode_field(blob *b, const meta_field *f, json_t *v, char **
         if (!json_is_string(v))
             break;
         size_t nframes;
-        char err[64];
+        char err[160];   /* names the line that is not a frame */
         char *fs = stack_fold(json_string_value(v), &nframes, err, sizeof(err));
         if (fs == NULL) {
             snprintf(why, whylen, "field \"%s\": %s", f->name, err);
