@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 
 /* libpcp's own profile check (what pmdaFetch uses); exported by libpcp
  * but declared only in its private header. */
@@ -259,6 +258,21 @@ static pmValueSet *fetch_metric(pmda_ctx *ctx, pmdaExt *pmda, pmID pmid)
     return vs;
 }
 
+/* A PMDA's result carries no time: libpcp_pmda's protocol uses the
+ * timestamp's first byte for the state changes pmcd passes on to every
+ * client (PMCD_NAMES_CHANGE, PMCD_LABEL_CHANGE) and zeroes the rest, as
+ * pmdaFetch does.  A real time there reads as random flags. */
+static void encode_status(pmResult *r, unsigned int ext_flags)
+{
+    unsigned char flags = 0;
+    if (ext_flags & PMDA_EXT_LABEL_CHANGE)
+        flags |= PMCD_LABEL_CHANGE;
+    if (ext_flags & PMDA_EXT_NAMES_CHANGE)
+        flags |= PMCD_NAMES_CHANGE;
+    memset(&r->timestamp, 0, sizeof(r->timestamp));
+    *(unsigned char *)&r->timestamp = flags;
+}
+
 int fetch_result(int numpmid, pmID *pmids, pmdaResult **resp, pmdaExt *pmda)
 {
     pmda_ctx *ctx = pmdaExtGetData(pmda);
@@ -273,13 +287,15 @@ int fetch_result(int numpmid, pmID *pmids, pmdaResult **resp, pmdaExt *pmda)
     pmResult *r = arena_alloc(ctx->arena, size);
     if (r == NULL)
         return -ENOMEM;
-    gettimeofday(&r->timestamp, NULL);
+    encode_status(r, pmda->e_flags);
     r->numpmid = numpmid;
     for (int i = 0; i < numpmid; i++) {
         r->vset[i] = fetch_metric(ctx, pmda, pmids[i]);
         if (r->vset[i] == NULL)
             return -ENOMEM;
     }
+    /* the result goes out: pmcd has been told (pmdaFetch does the same) */
+    pmda->e_flags &= ~(PMDA_EXT_LABEL_CHANGE | PMDA_EXT_NAMES_CHANGE);
     *resp = r;
     return 0;
 }
