@@ -3,7 +3,10 @@
 scenarios behind stap/fixtures/.
 
     python3 stap/tests/fixtures.py --write   regenerate stap/fixtures/
-    python3 stap/tests/fixtures.py --check   compare (stap/check.sh)
+    python3 stap/tests/fixtures.py --check   compare (stap/check.sh), then
+                                             run hist_test.py: the bucket
+                                             model against the tapset's code
+                                             and SystemTap's runtime
 
 Every function below mirrors one piece of the tapset (same names in
 comments); when the tapset's output changes, change this model and
@@ -76,13 +79,16 @@ def fstr(k, v):
 
 
 def log_bounds(bk):
-    """__srl_log_bounds"""
+    """__srl_log_bounds (bucket 0 holds INT64_MIN alone: its lo is
+    INT64_MIN, not -(2^64-1); bucket 128 cannot be reached from int64)"""
     if bk == 64:
         return b'"lo": 0, "hi": 0'
     if bk > 64:
         k = bk - 64
-        return b'"lo": %d, "hi": %d' % (1 << (k - 1), (1 << k) - 1)
+        return b'"lo": %d, "hi": %d' % (1 << (k - 1), (1 << 64) - 1 if k >= 64 else (1 << k) - 1)
     k = 64 - bk
+    if k >= 64:
+        return b'"lo": %d, "hi": %d' % (-(1 << 63), -(1 << (k - 1)))
     return b'"lo": %d, "hi": %d' % (-((1 << k) - 1), -(1 << (k - 1)))
 
 
@@ -508,6 +514,11 @@ def main():
                 if have != content:
                     print('fixture differs from the model: %s/%s' % (name, fname))
                     bad += 1
+    if mode != '--write':
+        # the model's bucket bounds are only as good as their agreement
+        # with the tapset and with SystemTap itself
+        import hist_test
+        bad += hist_test.main([])
     return 1 if bad else 0
 
 
