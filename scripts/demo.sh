@@ -2,18 +2,42 @@
 # make demo: the whole path on this machine.  A private pmcd (free loopback
 # port, own config and logs; the system pmcd is never touched) runs
 # pmdastaprelay relaying the example sources in examples/sources; we show
-# the metrics, a value changing as its data.json is rewritten, a data-exec
-# source, and the relay's own health metrics.  Everything stops on exit.
+# the metrics, a value changing as its data.json is rewritten, event
+# records, SystemTap's syslat and a CPU profile started with `staprelay run`
+# (each picks the backend this machine can run), and the relay's own
+# health metrics.  Everything stops on exit, Ctrl-C included: the
+# background jobs by PID (a `staprelay run` stops its stap/stapbpf/perf
+# and removes their files), then pmcd and the PMDA.
 set -u
 cd "$(dirname "$0")/.."
 qa_full=/dev/null
 . qa/lib/common.sh
 
+demo_pids=""
+demo_track() { demo_pids="$demo_pids $1"; }
+demo_cleanup() {
+    local rc=$? p i
+    for p in $demo_pids; do kill -TERM "$p" 2>/dev/null; done
+    for i in $(seq 1 100); do
+        for p in $demo_pids; do kill -0 "$p" 2>/dev/null && break; p=; done
+        [ -z "$p" ] && break
+        sleep 0.1
+    done
+    for p in $demo_pids; do kill -KILL "$p" 2>/dev/null; done
+    # only ours: a bare wait would also wait for pmcd, which qa_cleanup stops
+    for p in $demo_pids; do wait "$p" 2>/dev/null; done
+    (exit $rc)
+    qa_cleanup
+}
+trap 'demo_cleanup; exit $?' EXIT
+
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 cp -r examples/sources "$qa_tmp/sources"
 chmod -R a+rX "$qa_tmp"
-QA_STAP_ROOTS='"/var/tmp/systemtap-root"' QA_POLL_INTERVAL=0.5 \
+# SystemTap's roots: the kernel runtime's procfs, and the BPF runtime's
+# FIFO directory of whoever runs the demo
+QA_STAP_ROOTS="\"/proc/systemtap\", \"/var/tmp/systemtap-$(id -un)\"" QA_POLL_INTERVAL=0.5 \
     qa_write_config "$qa_tmp/config.json" "$qa_tmp/sources"
 step "starting a private pmcd with pmdastaprelay"
 qa_start_staprelay "$qa_tmp/config.json" || { echo "demo: pmcd did not start; see $QA_PMCD_LOG"; exit 1; }
@@ -33,7 +57,7 @@ step "a producer rewrites examples/demo/data.json every 0.5 s; pmval watches"
     done
 ) &
 writer=$!
-qa_track_pid $writer
+demo_track $writer
 qa_pmval -r -t 1 -s 5 staprelay.demo.uptime
 wait $writer 2>/dev/null
 
@@ -50,41 +74,44 @@ step "event records: a producer appends CPU samples; pmevent shows them"
     done
 ) &
 writer=$!
-qa_track_pid $writer
+demo_track $writer
 qa_pmevent -t 1 -s 3 staprelay.profile.samples.records
 wait $writer 2>/dev/null
 qa_pminfo -f staprelay.profile.samples.stacks
 
-step "SystemTap, BPF runtime: stap/bpf/syslat.stp live"
-if [ "$(id -u)" = 0 ] && command -v stapbpf >/dev/null && command -v cc >/dev/null &&
-   STAPRELAY_STAP_LIVE=0 sh stap/check.sh bpf/syslat >/dev/null 2>&1 &&
-   cc -shared -fPIC -O2 -o "$qa_tmp/shim.so" stap/memlock_shim.c -ldl 2>/dev/null; then
-    LD_PRELOAD=$qa_tmp/shim.so stapbpf build/stapcache/out/staprelay_bsyslat.bo >"$qa_tmp/stapbpf.out" 2>&1 &
-    stap=$!
-    qa_track_pid $stap
-    if qa_wait_metric staprelay.staprelay_bsyslat.calls 30 >/dev/null; then
-        sleep 2
-        qa_pminfo -f staprelay.staprelay_bsyslat.calls staprelay.staprelay_bsyslat.errors \
-            staprelay.staprelay_bsyslat.latency
-    else
-        echo "stapbpf did not start here: $(head -2 "$qa_tmp/stapbpf.out")"
-    fi
-    kill -INT $stap 2>/dev/null
-    wait $stap 2>/dev/null
+step "SystemTap: staprelay run syslat (the kernel runtime where modules load, else its BPF variant)"
+# The first run builds the script (a minute or two, once: the build is
+# cached in build/stapcache); later runs start in a second.
+client/staprelay run syslat --name syslat >"$qa_tmp/syslat.txt" 2>&1 &
+syslat=$!
+demo_track $syslat
+if qa_wait_until 300 "syslat loaded" sh -c "grep -q '^staprelay run: loaded' '$qa_tmp/syslat.txt' ||
+        pminfo -h $QA_HOST -f staprelay.syslat.calls 2>/dev/null | grep -q value ||
+        ! kill -0 $syslat 2>/dev/null" >/dev/null &&
+   kill -0 $syslat 2>/dev/null && qa_wait_metric staprelay.syslat.calls 30 >/dev/null; then
+    sed -n -e '/^staprelay run: syslat with/,/^  perf/p' "$qa_tmp/syslat.txt"
+    for i in $(seq 1 200); do cat /etc/hostname >/dev/null; done
+    sleep 2
+    qa_pminfo -f staprelay.syslat.calls staprelay.syslat.errors staprelay.syslat.latency
+    kill -INT $syslat 2>/dev/null
+    wait $syslat 2>/dev/null
+    tail -1 "$qa_tmp/syslat.txt"
 else
-    echo "skipped: needs root, systemtap (make deps) and a kernel that loads BPF programs"
+    kill -INT $syslat 2>/dev/null
+    wait $syslat 2>/dev/null
+    echo "skipped: staprelay run syslat could not run here:"
+    grep -v -e '^staprelay run: running' -e '^staprelay run: building' "$qa_tmp/syslat.txt" | head -8
 fi
-echo "(the kernel-runtime scripts in stap/ need a kernel with module support: CONFIG_MODULES)"
 
-step "staprelay run profile: picks a backend (perf here: no modules, no BPF backtraces) for 5 s"
-if command -v perf >/dev/null; then
+step "staprelay run profile: picks a backend (here perf: no modules, and BPF has no backtraces) for 5 s"
+if command -v perf >/dev/null || [ -e /proc/modules ]; then
     sh -c 'while :; do :; done' &
     busy=$!
-    qa_track_pid $busy
+    demo_track $busy
     client/staprelay run profile --dir "$qa_tmp/sources" --name cpuprof --pid $busy -T 5 \
         >"$qa_tmp/run.txt" 2>&1 &
     run=$!
-    qa_track_pid $run
+    demo_track $run
     if qa_wait_metric staprelay.cpuprof.taken 15 >/dev/null; then
         sed -e "s|$qa_tmp|\$TMP|g" "$qa_tmp/run.txt"
         qa_pmevent -t 0.5 -s 6 staprelay.cpuprof.samples.records | head -30
