@@ -92,14 +92,23 @@ static void drop_snapshot(source *s)
     }
 }
 
+/* Stop every read in flight and the watch that starts new ones. */
+static void stop_reading(source *s)
+{
+    stop_watch(s);
+    exec_cancel(s->job);
+    s->job = NULL;
+    fiforead_cancel(s->meta_fifo);
+    s->meta_fifo = NULL;
+    fiforead_cancel(s->data_fifo);
+    s->data_fifo = NULL;
+}
+
 void source_free(source *s)
 {
     if (s == NULL)
         return;
-    stop_watch(s);
-    exec_cancel(s->job);
-    fiforead_cancel(s->meta_fifo);
-    fiforead_cancel(s->data_fifo);
+    stop_reading(s);
     free_streams(s);
     snapshot_free(s->snap);
     metadata_free(s->meta);
@@ -117,13 +126,7 @@ void source_vanish(source *s)
 {
     if (s->state == SRC_VANISHED)
         return;
-    stop_watch(s);
-    exec_cancel(s->job);
-    s->job = NULL;
-    fiforead_cancel(s->meta_fifo);
-    s->meta_fifo = NULL;
-    fiforead_cancel(s->data_fifo);
-    s->data_fifo = NULL;
+    stop_reading(s);
     drop_snapshot(s);
     s->data_st_valid = false;
     s->state = SRC_VANISHED;
