@@ -529,8 +529,8 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
     struct passwd *pw = getpwuid(geteuid());
     sb_printf(&fifo, "/var/tmp/systemtap-%s/%s", pw ? pw->pw_name : "root", name);
     strbuf files = STRBUF_INIT;
-    sb_printf(&files, "%s (FIFOs: the PMDA's stap_roots must list /var/tmp/systemtap-%s)",
-              fifo.buf, pw ? pw->pw_name : "root");
+    sb_printf(&files, "%s (FIFOs; the PMDA's default stap_roots, /var/tmp/systemtap-*, "
+              "cover them)", fifo.buf);
     where(name, files.buf);
     sb_free(&files);
     /* only stapbpf's output from here on */

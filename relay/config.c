@@ -29,8 +29,10 @@ relay_config *config_new_default(void)
     cfg->runs.max_queued = 4;
     cfg->runs.history = 32;
     cfg->runs.start_timeout = 600;
-    /* kernel runtime, and the BPF runtime's FIFO directory for root */
-    static const char *roots[] = {"/proc/systemtap", "/var/tmp/systemtap-root"};
+    /* the kernel runtime, and every user's BPF-runtime FIFO directory
+     * (stapbpf makes /var/tmp/systemtap-<user name>; relay.c decides
+     * trust per module, as for directories) */
+    static const char *roots[] = {"/proc/systemtap", "/var/tmp/systemtap-*"};
     cfg->stap_roots = calloc(3, sizeof(char *));
     if (cfg->stap_roots != NULL) {
         for (size_t i = 0; i < 2; i++)

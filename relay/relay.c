@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,11 +165,41 @@ static void scan_tree(relay *r, const char *root, const char *dir, bool trusted,
     closedir(d);
 }
 
+/* A module under a SystemTap root.  Its trust is decided as for
+ * directories (source_trusted_path_ok): a module directory that nobody but
+ * root can change, all the way up (/proc/systemtap/M, root's stapbpf
+ * FIFOs in /var/tmp/systemtap-root/M), is a SystemTap module: its own
+ * data.json, no data-exec or data-path.  Anyone else's (a user's stapbpf
+ * writes /var/tmp/systemtap-USER/M, which that user could fill with
+ * symbolic links) is read like an untrusted directory under ROOT: confined
+ * to ROOT (no link leads the root PMDA elsewhere), commands as nobody.  A
+ * module whose ownership changed goes this round and comes back as what
+ * it is now. */
+static void add_stap_module(relay *r, const char *root, const char *path)
+{
+    char why[512];
+    bool safe = source_trusted_path_ok(path, why, sizeof(why));
+    source *old = find_source(r, path);
+    bool fresh = old == NULL || old->state == SRC_VANISHED;
+    if (!fresh && old->stap_module != safe)
+        return;
+    source *s = add_source(r, path, false, safe);
+    if (s == NULL || safe)
+        return;
+    if (s->root == NULL)
+        s->root = strdup(root);
+    static const char lead[] = "trusted source rejected: ";
+    const char *w = strncmp(why, lead, sizeof(lead) - 1) == 0 ? why + sizeof(lead) - 1 : why;
+    if (fresh)
+        log_msg(&r->log, LOG_LVL_INFO, "source %s: read as an untrusted directory (confined "
+                "to %s): %s", path, root, w);
+}
+
 /* A SystemTap root holds one directory per loaded module (kernel runtime:
  * /proc/systemtap/MODULE, BPF runtime: /var/tmp/systemtap-USER/MODULE with
  * FIFOs).  Modules come and go with investigations; one that comes back
  * is found again and keeps its PMIDs (they follow its prefix). */
-static void scan_stap_root(relay *r, const char *root)
+static void scan_stap_dir(relay *r, const char *root)
 {
     DIR *d = opendir(root);
     if (d == NULL)
@@ -182,9 +213,31 @@ static void scan_stap_root(relay *r, const char *root)
             continue;
         struct stat st;
         if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && has_metadata(path))
-            add_source(r, path, false, true);   /* no commands: trust is moot */
+            add_stap_module(r, root, path);
     }
     closedir(d);
+}
+
+/* A configured root may be a glob(7) pattern: the default
+ * /var/tmp/systemtap-* is every user's BPF-runtime FIFO directory
+ * (stapbpf makes /var/tmp/systemtap-<user name>).  A match must be a
+ * directory itself, not a symbolic link: a user's link could point the
+ * root PMDA anywhere. */
+static void scan_stap_root(relay *r, const char *root)
+{
+    if (strpbrk(root, "*?[") == NULL) {
+        scan_stap_dir(r, root);
+        return;
+    }
+    glob_t g;
+    if (glob(root, GLOB_NOSORT, NULL, &g) != 0)
+        return;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        struct stat st;
+        if (lstat(g.gl_pathv[i], &st) == 0 && S_ISDIR(st.st_mode))
+            scan_stap_dir(r, g.gl_pathv[i]);
+    }
+    globfree(&g);
 }
 
 static int source_order(const void *a, const void *b)
