@@ -132,6 +132,12 @@ static bool has_metadata(const char *dir)
     return stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
+static bool is_runs_directory(const relay *r, const char *root)
+{
+    const char *runs_dir = r->cfg->runs.enabled ? r->cfg->runs.directory : NULL;
+    return runs_dir != NULL && strcmp(root, runs_dir) == 0;
+}
+
 /* Walk one directory tree.  Symbolic links to directories are not
  * followed below the configured root, so a link can neither loop the walk
  * nor pull in a tree from elsewhere (pmdajson's os.walk did the same). */
@@ -139,8 +145,10 @@ static void scan_tree(relay *r, const char *root, const char *dir, bool trusted,
 {
     if (has_metadata(dir)) {
         source *s = add_source(r, dir, trusted, false);
-        if (s != NULL && s->root == NULL)
+        if (s != NULL && s->root == NULL) {
             s->root = strdup(root);
+            s->ends_by_design = is_runs_directory(r, root);
+        }
     }
     if (depth >= SCAN_MAX_DEPTH)
         return;
@@ -187,6 +195,8 @@ static void add_stap_module(relay *r, const char *root, const char *path)
     if (!fresh && old->stap_module != safe)
         return;
     source *s = add_source(r, path, false, safe);
+    if (s != NULL)
+        s->ends_by_design = true;   /* any user's module: kept when unloaded */
     if (s == NULL || safe)
         return;
     if (s->root == NULL)
@@ -243,11 +253,18 @@ static void scan_stap_root(relay *r, const char *root)
     globfree(&g);
 }
 
+/* Who owns a contested prefix: trusted directories, then modules loaded
+ * by root, then everything any user may write (by path). */
+static int source_rank(const source *s)
+{
+    return s->trusted ? 0 : s->stap_module ? 1 : 2;
+}
+
 static int source_order(const void *a, const void *b)
 {
     const source *x = *(source *const *)a, *y = *(source *const *)b;
-    if (x->trusted != y->trusted)
-        return x->trusted ? -1 : 1;
+    if (source_rank(x) != source_rank(y))
+        return source_rank(x) - source_rank(y);
     return strcmp(x->dir, y->dir);
 }
 
@@ -260,15 +277,6 @@ static void bury_source(relay *r, size_t i)
     memmove(&r->sources[i], &r->sources[i + 1], (r->nsources - i - 1) * sizeof(*r->sources));
     r->nsources--;
     r->namespace_dirty = true;
-}
-
-/* SystemTap modules and runs end when their investigation does; their
- * names stay (without values) so that pmval, pmlogger and grafana carry
- * on, and come back to life when the module or script runs again. */
-static bool ends_by_design(const relay *r, const source *s)
-{
-    const char *runs_dir = r->cfg->runs.enabled ? r->cfg->runs.directory : NULL;
-    return s->stap_module || (runs_dir != NULL && s->root != NULL && strcmp(s->root, runs_dir) == 0);
 }
 
 static bool prefix_taken(const relay *r, const source *s)
@@ -330,7 +338,10 @@ static void discover(relay *r)
         source *s = r->sources[i];
         if (s->seen)
             continue;
-        if (ends_by_design(r, s) && s->meta != NULL && s->state != SRC_DUPLICATE &&
+        /* SystemTap modules and runs end when their investigation does:
+         * their names stay (without values) so pmval, pmlogger and grafana
+         * carry on, and come back to life when it runs again */
+        if (s->ends_by_design && s->meta != NULL && s->state != SRC_DUPLICATE &&
             s->state != SRC_REJECTED) {
             source_vanish(s);   /* keeps its names until it is loaded again */
         } else {
@@ -341,7 +352,7 @@ static void discover(relay *r)
         qsort(r->sources, r->nsources, sizeof(*r->sources), source_order);
 }
 
-/* The first source (trusted first, then by path) owns a prefix; later
+/* The first source (source_order) owns a prefix; later
  * ones wait, visibly, and take over if the owner goes away. */
 static void assign_prefixes(relay *r)
 {
@@ -365,12 +376,14 @@ static void assign_prefixes(relay *r)
             snprintf(s->last_error, sizeof(s->last_error),
                      "prefix \"control\" is reserved for staprelay.control");
         } else if (owner != NULL && s->state != SRC_DUPLICATE) {
+            source_forget_data(s);
             s->state = SRC_DUPLICATE;
             snprintf(s->last_error, sizeof(s->last_error),
                      "prefix \"%s\" is already used by %s", p, owner->dir);
             log_msg(&r->log, LOG_LVL_WARNING, "source %s: %s", s->dir, s->last_error);
             r->namespace_dirty = true;
         } else if (owner == NULL && s->state == SRC_DUPLICATE) {
+            source_forget_data(s);   /* read afresh under the prefix */
             s->state = SRC_WAITING;
             s->last_error[0] = '\0';
             log_msg(&r->log, LOG_LVL_INFO, "source %s now owns prefix \"%s\"", s->dir, p);

@@ -122,6 +122,12 @@ void source_free(source *s)
     free(s);
 }
 
+void source_forget_data(source *s)
+{
+    drop_snapshot(s);
+    s->data_st_valid = false;
+}
+
 void source_vanish(source *s)
 {
     if (s->state == SRC_VANISHED)

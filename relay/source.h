@@ -49,6 +49,7 @@ typedef struct source {
     char *default_prefix;    /* basename of dir */
     bool trusted;
     bool stap_module;        /* under a SystemTap root: no data-exec, no data-path */
+    bool ends_by_design;     /* a module or a run: kept as SRC_VANISHED when gone */
     source_meta *meta;       /* NULL when metadata is unusable */
     char *meta_text;         /* last metadata text, for change detection */
     struct stat meta_st;
@@ -86,6 +87,10 @@ void source_free(source *s);
  * until it comes back.  Event records already relayed stay queued for
  * their clients. */
 void source_vanish(source *s);
+
+/* No values, and the next refresh reads the data again even if the file
+ * did not change (a source that lost or regained its prefix). */
+void source_forget_data(source *s);
 
 /* Re-read metadata if it changed.  Returns true when the namespace this
  * source contributes may have changed. */

@@ -405,6 +405,20 @@ START_TEST(stap_vanished_modules_yield_and_are_bounded)
     ck_assert(!d->stap_module);
     ck_assert_msg(d->state == SRC_OK, "%s", d->last_error);
     ck_assert_int_eq(d->snap->values[0][0].u.i, 2);
+    /* loaded again, root's module outranks the directory anyone may write */
+    snprintf(dir, sizeof(dir), "%s/m", root);
+    tu_write(dir, "metadata.json", meta1);
+    tu_write(dir, "data.json", "{\"v\": 1}");
+    relay_poll(f.r);
+    ck_assert_uint_eq(f.r->nsources, 2);
+    ck_assert(f.r->sources[0]->stap_module);
+    ck_assert_msg(f.r->sources[0]->state == SRC_OK, "%s", f.r->sources[0]->last_error);
+    ck_assert_int_eq(d->state, SRC_DUPLICATE);
+    tu_rmtree(dir);
+    relay_poll(f.r);   /* gone again: the directory takes the prefix back */
+    relay_poll(f.r);
+    ck_assert_uint_eq(f.r->nsources, 1);
+    ck_assert_msg(d->state == SRC_OK, "%s", d->last_error);
     /* many modules unloaded: the bound holds */
     int nmods = RELAY_VANISHED_KEPT + 6;
     for (int i = 0; i < nmods; i++) {
