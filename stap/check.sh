@@ -236,4 +236,25 @@ for s in "$here"/bpf/*.stp; do
     [ "$keep" = 1 ] || rm -f "$out/$mod.bo"
 done
 
+# ------------------------------------------------------- histogram buckets
+# The tapset's bucket code run for real (its C with cc, its script
+# functions under stapbpf) against SystemTap's runtime and fixtures.py;
+# the fixtures step above ran without the BPF half (no tree yet).
+if wanted histograms; then
+    if [ -n "$shim" ]; then
+        set -- --bpf-tree "$tree" --shim "$shim"
+    else
+        set -- --no-bpf
+    fi
+    python3 "$here/tests/hist_test.py" --cache "$cache/hist" "$@" >"$cache/hist.log" 2>&1
+    while read -r verdict what rest; do
+        case "$verdict" in
+            PASS) pass "$what $rest" ;;
+            SKIP) skip "${what%:}" "$rest" ;;
+            FAIL) fail "${what%:}" "$rest" ;;
+        esac
+    done < "$cache/hist.log"
+    grep -q '^PASS\|^FAIL\|^SKIP' "$cache/hist.log" || fail histograms "$(head -1 "$cache/hist.log")"
+fi
+
 finish
