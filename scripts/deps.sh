@@ -47,8 +47,11 @@ export DEBIAN_FRONTEND=noninteractive
 if [ -n "$missing" ]; then
     echo "deps: installing:$missing"
     apt-get update -qq || apt-get update
-    PATH="$shim:$PATH" apt-get -o DPkg::Lock::Timeout=600 install -y -q \
-        --no-install-recommends $missing || true
+    # apt runs dpkg with its own PATH (DPkg::Path), not ours: without the
+    # shim there, pcp's postinst finds the real systemctl and fails where
+    # systemd is not PID 1.
+    PATH="$shim:$PATH" apt-get -o DPkg::Lock::Timeout=600 -o DPkg::Path="$shim:$PATH" \
+        install -y -q --no-install-recommends $missing || true
 fi
 # Finish what a failed postinst (or an earlier interrupted run) left.
 PATH="$shim:$PATH" dpkg --configure -a
@@ -57,8 +60,10 @@ for p in $PKGS; do
         { echo "deps: $p did not install" >&2; exit 1; }
 done
 
-# Start the system pmcd if the package just came in and nothing runs it.
-if [ -x /etc/init.d/pmcd ] && ! pgrep -x pmcd >/dev/null 2>&1; then
+# Start the system pmcd if nothing runs it.  Its pid file, not pgrep: a
+# private qa or demo pmcd is not the system's.
+pmcd_pid=$(cat /run/pcp/pmcd.pid 2>/dev/null || true)
+if [ -x /etc/init.d/pmcd ] && ! { [ -n "$pmcd_pid" ] && kill -0 "$pmcd_pid" 2>/dev/null; }; then
     /etc/init.d/pmcd start >/dev/null 2>&1 || echo "deps: note: system pmcd did not start (tests do not need it)" >&2
 fi
 echo "deps: done"

@@ -545,7 +545,7 @@ START_TEST(stap_bpf_fifo_module)
     ck_assert_uint_eq(s->stats.read_errors, 0);
     unlink(path);
     pid_t dw = serve_fifo(path, "{\"calls\": 1234}");
-    end = ev_time() + 5;
+    end = ev_time() + 20;   /* generous: each read gives a slow writer 0.1 s */
     while (s->snap == NULL && ev_time() < end) {
         relay_poll(f.r);
         ev_run(f.r->loop, EVRUN_ONCE);

@@ -423,6 +423,7 @@ disallow \".*\" : all;}"
             sleep 0.1
         done
         [ -n "$ready" ] && break
+        kill "$QA_PMCD_PID" 2>/dev/null   # alive but not answering: no endless wait
         wait "$QA_PMCD_PID" 2>/dev/null
         qa_log "pmcd did not start (try $try)"
         cat "$QA_PMCD_LOG" "$QA_PMCD_DIR/pmcd.err" >> "$qa_full" 2>/dev/null
