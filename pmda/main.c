@@ -143,7 +143,6 @@ static void init_dispatch(pmda_ctx *ctx)
     dp->version.seven.children = namespace_children;
     dp->version.seven.label = values_label;
     dp->version.seven.store = control_store;
-    pmdaSetFetchCallBack(dp, values_fetch_callback);
     pmdaSetResultCallBack(dp, fetch_result_done);
     pmdaSetEndContextCallBack(dp, values_end_context);
     pmdaSetLabelCallBack(dp, values_instance_labels);

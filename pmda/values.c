@@ -190,20 +190,33 @@ int values_desc(pmID pmid, pmDesc *desc, pmdaExt *pmda)
     return pmdaDesc(pmid, desc, pmda);
 }
 
+/* A value metric's values in the current snapshot, one per row of its
+ * instance table (one for a scalar); NULL when it has none. */
+static const value *source_column(const metric_ref *ref, size_t *n)
+{
+    const snapshot *snap = ref->src->snap;
+    *n = 0;
+    if (snap == NULL || ref->index >= snap->nmetrics || snap->values[ref->index] == NULL)
+        return NULL;
+    const meta_metric *mm = &ref->src->meta->metrics[ref->index];
+    *n = mm->array >= 0 ? snap->arrays[mm->array].ninsts : 1;
+    return snap->values[ref->index];
+}
+
 static int source_value(const metric_ref *ref, long pos, pmAtomValue *atom)
 {
-    const source *s = ref->src;
-    const snapshot *snap = s->snap;
-    if (snap == NULL || ref->index >= snap->nmetrics || snap->values[ref->index] == NULL)
+    size_t n;
+    const value *col = source_column(ref, &n);
+    if (col == NULL)
         return PMDA_FETCH_NOVALUES;
-    const meta_metric *mm = &s->meta->metrics[ref->index];
+    const meta_metric *mm = &ref->src->meta->metrics[ref->index];
     size_t k = 0;
     if (mm->array >= 0) {
-        if (pos < 0 || (size_t)pos >= snap->arrays[mm->array].ninsts)
+        if (pos < 0 || (size_t)pos >= n)
             return PM_ERR_INST;
         k = (size_t)pos;
     }
-    const value *v = &snap->values[ref->index][k];
+    const value *v = &col[k];
     if (v->state != VAL_OK)
         return PMDA_FETCH_NOVALUES;
     switch (mm->type) {
@@ -350,14 +363,7 @@ const value *values_source_column(const pmdaMetric *mdesc, size_t *n)
 {
     const metric_ref *ref = mdesc->m_user;
     *n = 0;
-    if (ref->kind != REF_SOURCE)
-        return NULL;
-    const snapshot *snap = ref->src->snap;
-    if (snap == NULL || ref->index >= snap->nmetrics || snap->values[ref->index] == NULL)
-        return NULL;
-    const meta_metric *mm = &ref->src->meta->metrics[ref->index];
-    *n = mm->array >= 0 ? snap->arrays[mm->array].ninsts : 1;
-    return snap->values[ref->index];
+    return ref->kind == REF_SOURCE ? source_column(ref, n) : NULL;
 }
 
 int values_fetch_at(const pmdaMetric *mdesc, long pos, pmAtomValue *atom)
@@ -376,20 +382,6 @@ int values_fetch_at(const pmdaMetric *mdesc, long pos, pmAtomValue *atom)
         break;
     }
     return PMDA_FETCH_NOVALUES;   /* a field has values only inside records */
-}
-
-int values_fetch_callback(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
-{
-    const metric_ref *ref = mdesc->m_user;
-    pmda_ctx *ctx = ref->ctx;
-    long pos = -1;
-    if (ref->indom_slot >= 0) {
-        const indom_ref *ir = &ctx->indom_refs[ref->indom_slot];
-        pos = inst_table_position(ir->table, &ctx->indoms[ref->indom_slot], inst);
-        if (pos < 0)
-            return PM_ERR_INST;
-    }
-    return values_fetch_at(mdesc, pos, atom);
 }
 
 void values_end_context(int context)

@@ -11,9 +11,9 @@
 void values_prepare_fetch(pmda_ctx *ctx, pmdaExt *pmda);
 int values_instance(pmInDom indom, int inst, char *name, pmInResult **result, pmdaExt *pmda);
 int values_desc(pmID pmid, pmDesc *desc, pmdaExt *pmda);
-int values_fetch_callback(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom);
 /* The value at position pos of the metric's instance table (-1: no
- * domain), without the inst-to-position lookup; what fetch_result uses. */
+ * domain); fetch_result's per-value path (it replaces pmdaFetch, so the
+ * agent has no pmdaFetch callback). */
 int values_fetch_at(const pmdaMetric *mdesc, long pos, pmAtomValue *atom);
 /* A value metric's values in the current snapshot, one per row of its
  * instance table (one for a scalar), *n of them; NULL (and *n 0) for any
