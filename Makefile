@@ -13,7 +13,7 @@
 CC      ?= cc
 OPT     ?= -O2
 CFLAGS_COMMON = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g $(OPT) \
-                -I. -Ibuild/compat $(shell pkg-config --cflags jansson 2>/dev/null)
+                -I. $(shell pkg-config --cflags jansson 2>/dev/null)
 PCP_CFLAGS    = $(shell pkg-config --cflags libpcp 2>/dev/null) -DSTAPRELAY_BINDIR='"$(BINDIR)"'
 JANSSON_LIBS  = $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 EV_LIBS       = -lev
@@ -27,16 +27,6 @@ BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/staprelay
 PCP_PMDAS_DIR ?= $(shell . /etc/pcp.conf 2>/dev/null && echo $$PCP_PMDAS_DIR || echo /var/lib/pcp/pmdas)
-
-# Transitional, for the commit that moves client/ into sub-folders
-# without touching file contents: the old "client/X.h" include paths
-# resolve through links in build/compat.  The next commit drops this.
-COMPAT_LINKS := $(shell mkdir -p build/compat/client && cd build/compat/client && \
-    for h in ../../../client/*/*.h; do ln -sf $$h .; done && \
-    ln -sf ../../../client/cmd/builtin.h commands.h && \
-    ln -sf ../../../client/cmd/options.h cmdopts.h && \
-    ln -sf ../../../client/input/pcp_runs.h pcp_run.h && \
-    ln -sf ../../../client/stack/live_window.h live.h)
 
 RELAY_SRCS  :=
 PMDA_SRCS   :=
@@ -150,7 +140,7 @@ clean:
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := $(patsubst fuzz/%.c,%,$(wildcard fuzz/fuzz_*.c))
-FUZZ_FLAGS    = -std=c11 -D_GNU_SOURCE -g -O1 -I. -Ibuild/compat -fsanitize=fuzzer,address,undefined \
+FUZZ_FLAGS    = -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined \
                 $(shell pkg-config --cflags jansson 2>/dev/null)
 
 # the client's file parsers, for fuzz_stack_files

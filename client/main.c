@@ -1,12 +1,9 @@
-/* staprelay: command-line entry point; dispatches to subcommands.
- * The file-based commands live in cmd_*.c; run, list, heatmap and live
- * are added by their own modules. */
+/* staprelay: command-line entry point; dispatches to the commands, one
+ * cmd_<name>() in client/cmd/cmd_<name>.c each (cmd/builtin.h). */
 #include <stdio.h>
 #include <string.h>
 
-#include "client/commands.h"
-#include "client/heatmap.h"
-#include "client/live.h"
+#include "client/cmd/builtin.h"
 
 static const struct {
     const char *name;

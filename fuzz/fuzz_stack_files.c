@@ -1,11 +1,11 @@
 /* libFuzzer target: the client's file parsers (perf script text,
  * SystemTap backtrace text, folded stacks), each fed the input line by
  * line as `staprelay fold` streams a file, into one stack table. */
-#include "client/collapse_perf.h"
-#include "client/collapse_stap.h"
-#include "client/folded.h"
-#include "client/stacksink.h"
-#include "client/stacktab.h"
+#include "client/input/collapse_perf.h"
+#include "client/input/collapse_stap.h"
+#include "client/input/folded.h"
+#include "client/stack/stacksink.h"
+#include "client/stack/stacktab.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "client/commands.h"
-#include "client/heatmap.h"
-#include "client/live.h"
-#include "client/strbuf.h"
+#include "client/cmd/builtin.h"
+#include "client/stack/heatmap.h"
+#include "client/stack/live_window.h"
+#include "client/util/strbuf.h"
 #include "tests/testutil.h"
 
 typedef struct run_result {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/flamesvg.h"
-#include "client/folded.h"
+#include "client/render/flamesvg.h"
+#include "client/input/folded.h"
 #include "tests/testutil.h"
 
 /* ---- helpers ------------------------------------------------------ */

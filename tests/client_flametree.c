@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/flametree.h"
-#include "client/strbuf.h"
+#include "client/stack/flametree.h"
+#include "client/util/strbuf.h"
 
 static stacktab *table(const char *const *stacks, const double *w, size_t n)
 {

@@ -2,7 +2,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "client/folded.h"
+#include "client/input/folded.h"
 
 static bool parse(const char *s, folded_line *fl)
 {

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/heatmap.h"
-#include "client/html.h"
+#include "client/cmd/builtin.h"
+#include "client/stack/heatmap.h"
+#include "client/render/html.h"
 #include "tests/testutil.h"
 
 #define S(sec, us) ((int64_t)(sec) * 1000000 + (us))

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/input.h"
+#include "client/input/input.h"
 #include "tests/testutil.h"
 
 static input_format detect(const char *text)

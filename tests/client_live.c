@@ -10,7 +10,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "client/live.h"
+#include "client/cmd/builtin.h"
+#include "client/stack/live_window.h"
 #include "tests/testutil.h"
 
 #define S(sec) ((int64_t)(sec) * 1000000)

@@ -2,7 +2,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "client/palette.h"
+#include "client/render/palette.h"
 
 static void hot_is(const char *name, int r, int g, int b)
 {

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "client/cmdopts.h"
-#include "client/commands.h"
-#include "client/pcp_events.h"
-#include "client/pcp_input.h"
-#include "client/stacksink.h"
+#include "client/cmd/options.h"
+#include "client/cmd/builtin.h"
+#include "client/input/pcp_events.h"
+#include "client/input/pcp_input.h"
+#include "client/stack/stacksink.h"
 #include "tests/testutil.h"
 
 /* ---- a packed event array builder ----------------------------------- */

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/collapse_perf.h"
+#include "client/input/collapse_perf.h"
 
 /* Run text through a collapser; returns the table (caller frees). */
 static stacktab *collapse(const char *text, const perf_options *opt,

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "client/perf_source.h"
-#include "client/run.h"
+#include "client/run/perf_source.h"
+#include "client/run/run.h"
 #include "tests/testutil.h"
 
 static int parse(run_opts *o, char *err, size_t len, ...)

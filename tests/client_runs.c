@@ -10,11 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "client/cmdopts.h"
-#include "client/commands.h"
-#include "client/heatmap.h"
-#include "client/outfile.h"
-#include "client/pcp_run.h"
+#include "client/cmd/options.h"
+#include "client/cmd/builtin.h"
+#include "client/stack/heatmap.h"
+#include "client/util/outfile.h"
+#include "client/input/pcp_runs.h"
 #include "tests/testutil.h"
 
 static const char good[] =

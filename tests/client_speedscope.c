@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/speedscope.h"
-#include "client/strbuf.h"
+#include "client/render/speedscope.h"
+#include "client/util/strbuf.h"
 
 START_TEST(round_trips_stacks_and_weights)
 {

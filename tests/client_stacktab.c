@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/stacktab.h"
+#include "client/stack/stacktab.h"
 
 static void add(stacktab *t, const char *s, int col, double w)
 {

@@ -2,7 +2,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "client/collapse_stap.h"
+#include "client/input/collapse_stap.h"
 
 static stacktab *collapse(const char *text, uint64_t *ignored)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/top.h"
+#include "client/stack/top.h"
 
 static stacktab *table(void)
 {

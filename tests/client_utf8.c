@@ -2,7 +2,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "client/utf8.h"
+#include "client/util/utf8.h"
 
 static void xml_is(const char *in, size_t n, bool quot, const char *want)
 {

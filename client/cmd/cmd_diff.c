@@ -7,11 +7,11 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include "client/cmdopts.h"
-#include "client/commands.h"
-#include "client/flamesvg.h"
-#include "client/flametree.h"
-#include "client/folded.h"
+#include "client/cmd/options.h"
+#include "client/cmd/builtin.h"
+#include "client/render/flamesvg.h"
+#include "client/stack/flametree.h"
+#include "client/input/folded.h"
 
 static const char diff_usage[] =
     "staprelay diff [input options] [-n|--normalize] [-s|--strip-hex] "

@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/cmdopts.h"
-#include "client/commands.h"
-#include "client/flamesvg.h"
-#include "client/flametree.h"
-#include "client/speedscope.h"
+#include "client/cmd/options.h"
+#include "client/cmd/builtin.h"
+#include "client/render/flamesvg.h"
+#include "client/stack/flametree.h"
+#include "client/render/speedscope.h"
 
 static const char flame_usage[] =
     "staprelay flame [input options] [--title T] [--subtitle T] "

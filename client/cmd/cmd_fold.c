@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/cmdopts.h"
-#include "client/commands.h"
-#include "client/folded.h"
-#include "client/speedscope.h"
+#include "client/cmd/options.h"
+#include "client/cmd/builtin.h"
+#include "client/input/folded.h"
+#include "client/render/speedscope.h"
 
 static const char fold_usage[] =
     "staprelay fold [--input-format folded|perf|stap] [--pid] [--tid] "

@@ -1,8 +1,8 @@
-/* heatmap_cmd: `staprelay heatmap` -- stack samples with timestamps
+/* cmd_heatmap: `staprelay heatmap` -- stack samples with timestamps
  * (perf script text, PCP event records from -h or -a) to a
  * FlameScope-style subsecond-offset heat map: an interactive HTML page
  * (default), a static SVG, or FlameScope's JSON grid. */
-#include "client/heatmap.h"
+#include "client/cmd/builtin.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -10,10 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/cmdopts.h"
-#include "client/collapse_perf.h"
-#include "client/linereader.h"
-#include "client/stacksink.h"
+#include "client/cmd/options.h"
+#include "client/input/collapse_perf.h"
+#include "client/input/linereader.h"
+#include "client/stack/heatmap.h"
+#include "client/stack/stacksink.h"
 
 static const char heatmap_usage[] =
     "staprelay heatmap [--rows N] [--enhance] [--keep-idle] "

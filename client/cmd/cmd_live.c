@@ -1,5 +1,6 @@
-/* live: `staprelay live --dir DIR` (see live.h). */
-#include "client/live.h"
+/* cmd_live: `staprelay live --dir DIR` (staprelay(1), live; what it keeps
+ * between rounds: stack/live_window.h). */
+#include "client/cmd/builtin.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -10,11 +11,12 @@
 #include <time.h>
 #include <pcp/pmapi.h>
 
-#include "client/cmdopts.h"
-#include "client/flamesvg.h"
-#include "client/flametree.h"
-#include "client/heatmap.h"
-#include "client/utf8.h"
+#include "client/cmd/options.h"
+#include "client/render/flamesvg.h"
+#include "client/stack/flametree.h"
+#include "client/stack/heatmap.h"
+#include "client/stack/live_window.h"
+#include "client/util/utf8.h"
 
 static const char live_usage[] =
     "staprelay live --dir DIR -h HOST[:PORT] [--window-minutes N] "

@@ -1,9 +1,9 @@
 /* cmd_top: `staprelay top` -- heaviest frames as a table or JSON. */
 #include <string.h>
 
-#include "client/cmdopts.h"
-#include "client/commands.h"
-#include "client/top.h"
+#include "client/cmd/options.h"
+#include "client/cmd/builtin.h"
+#include "client/stack/top.h"
 
 static const char top_usage[] =
     "staprelay top [input options] [-n|--limit N] [--by self|total] "

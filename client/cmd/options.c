@@ -1,5 +1,5 @@
 /* cmdopts: option parsing and I/O helpers for subcommands. */
-#include "client/cmdopts.h"
+#include "client/cmd/options.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "client/xalloc.h"
+#include "client/util/xalloc.h"
 
 enum {
     O_INPUT_FORMAT = 256, O_PID, O_TID, O_KERNEL, O_JIT, O_ALL, O_ADDRS,

@@ -7,11 +7,11 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "client/flamesvg.h"
-#include "client/input.h"
-#include "client/outfile.h"
-#include "client/pcp_input.h"
-#include "client/stacktab.h"
+#include "client/render/flamesvg.h"
+#include "client/input/input.h"
+#include "client/util/outfile.h"
+#include "client/input/pcp_input.h"
+#include "client/stack/stacktab.h"
 
 enum {
     OPTS_INPUT = 1 << 0,   /* --input-format, perf collapse options */

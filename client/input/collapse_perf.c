@@ -1,5 +1,5 @@
 /* collapse_perf: `perf script` → folded stacks (see collapse_perf.h). */
-#include "client/collapse_perf.h"
+#include "client/input/collapse_perf.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "client/stacksink.h"
+#include "client/stack/stacksink.h"
 
 typedef struct perf_options {
     bool include_pid;      /* --pid: root is comm-PID */

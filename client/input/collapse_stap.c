@@ -1,5 +1,5 @@
 /* collapse_stap: SystemTap backtraces → folded (see collapse_stap.h). */
-#include "client/collapse_stap.h"
+#include "client/input/collapse_stap.h"
 
 #include <ctype.h>
 #include <stdlib.h>

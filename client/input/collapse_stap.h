@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "client/stacksink.h"
+#include "client/stack/stacksink.h"
 
 typedef struct stap_collapser stap_collapser;
 

@@ -1,5 +1,5 @@
 /* folded: parse and print folded stack lines (see folded.h). */
-#include "client/folded.h"
+#include "client/input/folded.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include "client/stacksink.h"
-#include "client/stacktab.h"
+#include "client/stack/stacksink.h"
+#include "client/stack/stacktab.h"
 
 typedef struct folded_line {
     const char *stack;     /* points into the parsed line */

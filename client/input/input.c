@@ -1,14 +1,14 @@
 /* input: format detection and the read loop (see input.h). */
-#include "client/input.h"
+#include "client/input/input.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <string.h>
 
-#include "client/collapse_stap.h"
-#include "client/folded.h"
-#include "client/linereader.h"
-#include "client/stacksink.h"
+#include "client/input/collapse_stap.h"
+#include "client/input/folded.h"
+#include "client/input/linereader.h"
+#include "client/stack/stacksink.h"
 
 #define DETECT_LINES 400
 #define DETECT_BYTES (256 * 1024)

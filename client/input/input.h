@@ -10,10 +10,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "client/collapse_perf.h"
-#include "client/stacksink.h"
-#include "client/stacktab.h"
-#include "client/strbuf.h"
+#include "client/input/collapse_perf.h"
+#include "client/stack/stacksink.h"
+#include "client/stack/stacktab.h"
+#include "client/util/strbuf.h"
 
 typedef enum {
     INPUT_AUTO = 0,

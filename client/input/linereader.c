@@ -1,5 +1,5 @@
 /* linereader: buffered line input with read-ahead (see linereader.h). */
-#include "client/linereader.h"
+#include "client/input/linereader.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* pcp_events: event-array decoding (see pcp_events.h). */
-#include "client/pcp_events.h"
+#include "client/input/pcp_events.h"
 
 #include <inttypes.h>
 #include <math.h>

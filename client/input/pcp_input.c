@@ -1,5 +1,5 @@
 /* pcp_input: live and archive event-record inputs (see pcp_input.h). */
-#include "client/pcp_input.h"
+#include "client/input/pcp_input.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,9 +12,9 @@
 #include <time.h>
 #include <pcp/pmapi.h>
 
-#include "client/pcp_events.h"
-#include "client/stacksink.h"
-#include "client/xalloc.h"
+#include "client/input/pcp_events.h"
+#include "client/stack/stacksink.h"
+#include "client/util/xalloc.h"
 
 typedef struct field_entry {
     pmID      pmid;

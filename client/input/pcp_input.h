@@ -29,10 +29,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "client/input.h"
-#include "client/pcp_run.h"
-#include "client/stacktab.h"
-#include "client/strbuf.h"
+#include "client/input/input.h"
+#include "client/input/pcp_runs.h"
+#include "client/stack/stacktab.h"
+#include "client/util/strbuf.h"
 
 #define PCP_MAX_SOURCES 64
 #define PCP_MAX_METRICS 16

@@ -1,13 +1,13 @@
-/* pcp_run: parsing a staprelay.control.runs value (see pcp_run.h). */
-#include "client/pcp_run.h"
+/* pcp_runs: parsing a staprelay.control.runs value (see pcp_runs.h). */
+#include "client/input/pcp_runs.h"
 
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/utf8.h"
-#include "client/xalloc.h"
+#include "client/util/utf8.h"
+#include "client/util/xalloc.h"
 
 /* 2286-11-20: ten digits of epoch seconds, far enough for any clock */
 #define MAX_EPOCH 1e10

@@ -15,13 +15,13 @@
  *
  * The pieces here need no PCP context (unit tested); pcp_input.c does
  * the fetching. */
-#ifndef STAPRELAY_PCP_RUN_H
-#define STAPRELAY_PCP_RUN_H
+#ifndef STAPRELAY_PCP_RUNS_H
+#define STAPRELAY_PCP_RUNS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "client/strbuf.h"
+#include "client/util/strbuf.h"
 
 #ifndef PCP_RUNS_METRIC     /* -D for a test build against a stand-in */
 #define PCP_RUNS_METRIC "staprelay.control.runs"

@@ -5,7 +5,7 @@
  * counts from the fg:x / fg:w attributes rather than pixel geometry.
  * Settings (nametype, fontsize, fontwidth, xpad, inverted, searchcolor)
  * are written as variables by the renderer before this text. */
-#include "client/flame_js.h"
+#include "client/render/flame_js.h"
 
 const char flame_js[] =
     "\"use strict\";\n"

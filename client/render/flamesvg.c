@@ -1,13 +1,13 @@
 /* flamesvg: flametree → interactive SVG (see flamesvg.h). */
-#include "client/flamesvg.h"
+#include "client/render/flamesvg.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/flame_js.h"
-#include "client/strbuf.h"
-#include "client/utf8.h"
+#include "client/render/flame_js.h"
+#include "client/util/strbuf.h"
+#include "client/util/utf8.h"
 
 #define XPAD FT_XPAD
 #define FRAMEPAD 1.0

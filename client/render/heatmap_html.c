@@ -1,4 +1,4 @@
-/* html_heatmap: the interactive heat-map page (heatmap_write_html).
+/* heatmap_html: the interactive heat-map page (heatmap_write_html).
  *
  * One self-contained file: the grid as computed by heatmap.c, the
  * distinct stacks, and every placed sample as (time, stack) so the page
@@ -7,14 +7,14 @@
  * microseconds, then the stack's index -- about 3-4 bytes per sample --
  * and, when some record stands for more than one sample ("weighted"),
  * its weight. */
-#include "client/heatmap.h"
-#include "client/html.h"
+#include "client/stack/heatmap.h"
+#include "client/render/html.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/utf8.h"
+#include "client/util/utf8.h"
 
 void html_escape(strbuf *out, const char *s, size_t n)
 {

@@ -1,5 +1,5 @@
-// staprelay heatmap page.  Source of client/html_heatmap_js.c: after an
-// edit run  python3 client/html_embed.py  (no double quotes or
+// staprelay heatmap page.  Source of client/render/heatmap_html_js.c: after
+// an edit run  python3 client/render/html_embed.py  (no double quotes or
 // backslashes needed here; the generator escapes them anyway).
 (function () {
 'use strict';
@@ -43,7 +43,7 @@ api.times = T;
 api.stacks = S;
 api.weights = Wt;
 
-// ---- grid arithmetic (same as client/heatmap.c) ------------------------
+// ---- grid arithmetic (same as client/stack/heatmap.c) ------------------------
 function rowStart(r) { var k = R - 1 - r; return Math.floor((k * US + R - 1) / R); }
 function rowEnd(r) { return r == 0 ? US : rowStart(r - 1); }
 function rowLabel(r) { return +(1000 * (R - 1 - r) / R).toFixed(3); }

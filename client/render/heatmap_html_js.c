@@ -1,10 +1,10 @@
-/* GENERATED from client/html_heatmap.js by client/html_embed.py;
+/* GENERATED from client/render/heatmap_html.js by client/render/html_embed.py;
  * edit the .js file and rerun the script. */
-#include "client/html.h"
+#include "client/render/html.h"
 
 const char html_heatmap_js[] =
-    "// staprelay heatmap page.  Source of client/html_heatmap_js.c: after an\n"
-    "// edit run  python3 client/html_embed.py  (no double quotes or\n"
+    "// staprelay heatmap page.  Source of client/render/heatmap_html_js.c: after\n"
+    "// an edit run  python3 client/render/html_embed.py  (no double quotes or\n"
     "// backslashes needed here; the generator escapes them anyway).\n"
     "(function () {\n"
     "'use strict';\n"
@@ -48,7 +48,7 @@ const char html_heatmap_js[] =
     "api.stacks = S;\n"
     "api.weights = Wt;\n"
     "\n"
-    "// ---- grid arithmetic (same as client/heatmap.c) ------------------------\n"
+    "// ---- grid arithmetic (same as client/stack/heatmap.c) ------------------------\n"
     "function rowStart(r) { var k = R - 1 - r; return Math.floor((k * US + R - 1) / R); }\n"
     "function rowEnd(r) { return r == 0 ? US : rowStart(r - 1); }\n"
     "function rowLabel(r) { return +(1000 * (R - 1 - r) / R).toFixed(3); }\n"

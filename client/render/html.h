@@ -5,9 +5,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "client/strbuf.h"
+#include "client/util/strbuf.h"
 
-/* The heat-map page's script (generated from client/html_heatmap.js). */
+/* The heat-map page's script (generated from client/render/heatmap_html.js). */
 extern const char html_heatmap_js[];
 
 /* Append s as HTML text (& < > " escaped; invalid UTF-8 as \xNN). */

@@ -1,9 +1,9 @@
 /* palette: frame colours (see palette.h). */
-#include "client/palette.h"
+#include "client/render/palette.h"
 
 #include <string.h>
 
-#include "client/utf8.h"
+#include "client/util/utf8.h"
 
 static const struct { const char *name; palette p; } palettes[] = {
     { "hot", PAL_HOT }, { "mem", PAL_MEM }, { "io", PAL_IO },

@@ -1,14 +1,14 @@
 /* speedscope: speedscope JSON export (see speedscope.h).  Frame names
  * are interned in a small hash table so each appears once in
  * shared.frames. */
-#include "client/speedscope.h"
+#include "client/render/speedscope.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/strbuf.h"
-#include "client/utf8.h"
+#include "client/util/strbuf.h"
+#include "client/util/utf8.h"
 
 typedef struct frame_index {
     stacktab *names;   /* reuse stacktab as a string → index map */

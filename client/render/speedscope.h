@@ -6,7 +6,7 @@
 #define STAPRELAY_SPEEDSCOPE_H
 
 #include <stdio.h>
-#include "client/stacktab.h"
+#include "client/stack/stacktab.h"
 
 /* Column col of tab; name is the profile name; unit is speedscope's
  * ValueUnit ("none", "nanoseconds", ...).  Returns 0 or -1. */

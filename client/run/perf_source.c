@@ -1,6 +1,6 @@
 /* perf_source: perf script samples → a pmdajson-style source directory
  * (see perf_source.h). */
-#include "client/perf_source.h"
+#include "client/run/perf_source.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "client/collapse_perf.h"
-#include "client/utf8.h"
+#include "client/input/collapse_perf.h"
+#include "client/util/utf8.h"
 
 /* ---- parsing ------------------------------------------------------------ */
 

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "client/strbuf.h"
+#include "client/util/strbuf.h"
 
 typedef struct perf_sample {
     strbuf   comm;

@@ -1,5 +1,6 @@
-/* run: `staprelay list` and `staprelay run` (see run.h). */
-#include "client/run.h"
+/* run: the bundled scripts, this machine's backends and the choice
+ * between them, and what the backends share (see run.h). */
+#include "client/run/run.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -16,9 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "client/commands.h"
-#include "client/strbuf.h"
-#include "client/xalloc.h"
+#include "client/util/strbuf.h"
+#include "client/util/xalloc.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -381,6 +381,24 @@ int run_catalog_load(run_catalog *c, const char *dir)
     free(b);
     if (c->n > 1)
         qsort(c->v, c->n, sizeof *c->v, by_name);
+    return 0;
+}
+
+int run_catalog_load_bundled(run_catalog *c, const char *cmd)
+{
+    char *dir = run_find_stap_dir();
+    if (dir == NULL) {
+        fprintf(stderr, "staprelay %s: cannot find the bundled scripts: looked in "
+                "<bindir>/../stap and <bindir>/../share/staprelay/stap "
+                "(set STAPRELAY_STAP_DIR)\n", cmd);
+        return RUN_EXIT_FAILED;
+    }
+    if (run_catalog_load(c, dir) != 0) {
+        fprintf(stderr, "staprelay %s: %s: %s\n", cmd, dir, strerror(errno));
+        free(dir);
+        return RUN_EXIT_FAILED;
+    }
+    free(dir);
     return 0;
 }
 
@@ -778,9 +796,8 @@ static void addf(char *buf, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Why backend b cannot run s here, or NULL if it can. */
-static const char *cannot(run_backend b, const run_script *s, const run_opts *o,
-                          const run_env *e, char *tmp, size_t len)
+const char *run_cannot(run_backend b, const run_script *s, const run_opts *o,
+                       const run_env *e, char *tmp, size_t len)
 {
     switch (b) {
     case RUN_BK_STAP:
@@ -862,7 +879,7 @@ run_backend run_choose(const run_script *s, const run_opts *o, const run_env *e,
             addf(why, len, "  %s (%s): not needed\n", order[i].label, run_backend_name(b));
             continue;
         }
-        const char *r = cannot(b, s, o, e, tmp, sizeof tmp);
+        const char *r = run_cannot(b, s, o, e, tmp, sizeof tmp);
         if (r) {
             addf(why, len, "  %s (%s): no: %s\n", order[i].label, run_backend_name(b), r);
         } else {
@@ -871,172 +888,4 @@ run_backend run_choose(const run_script *s, const run_opts *o, const run_env *e,
         }
     }
     return chosen;
-}
-
-/* ---- commands ----------------------------------------------------------- */
-
-static int load_catalog(run_catalog *c, const char *cmd)
-{
-    char *dir = run_find_stap_dir();
-    if (dir == NULL) {
-        fprintf(stderr, "staprelay %s: cannot find the bundled scripts: looked in "
-                "<bindir>/../stap and <bindir>/../share/staprelay/stap "
-                "(set STAPRELAY_STAP_DIR)\n", cmd);
-        return RUN_EXIT_FAILED;
-    }
-    if (run_catalog_load(c, dir) != 0) {
-        fprintf(stderr, "staprelay %s: %s: %s\n", cmd, dir, strerror(errno));
-        free(dir);
-        return RUN_EXIT_FAILED;
-    }
-    free(dir);
-    return 0;
-}
-
-static const char *backends_here(const run_script *s, const run_env *e, char *buf, size_t len)
-{
-    static const run_backend all[] = { RUN_BK_STAP, RUN_BK_BPF, RUN_BK_PERF };
-    char tmp[256];
-    run_opts o;
-    memset(&o, 0, sizeof o);
-    buf[0] = '\0';
-    for (size_t i = 0; i < 3; i++) {
-        if (!(s->backends & all[i]))
-            continue;
-        bool ok = cannot(all[i], s, &o, e, tmp, sizeof tmp) == NULL;
-        addf(buf, len, "%s%s%s", buf[0] ? " " : "", run_backend_name(all[i]), ok ? "" : "(no)");
-    }
-    return buf;
-}
-
-int cmd_list(int argc, char **argv)
-{
-    (void)argv;
-    if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        printf("usage: staprelay list\n\nLists the bundled scripts, their options and "
-               "the backends (stap, bpf, perf) that can run them here.\n");
-        return 0;
-    }
-    if (argc > 1) {
-        fprintf(stderr, "staprelay list: takes no arguments\nusage: staprelay list\n");
-        return RUN_EXIT_USAGE;
-    }
-    run_catalog c;
-    int rc = load_catalog(&c, "list");
-    if (rc)
-        return rc;
-    run_env e;
-    run_env_probe(&e, "");
-    printf("scripts in %s:\n\n", c.dir);
-    printf("%-8s %-52s %-18s %s\n", "SCRIPT", "OPTIONS", "BACKENDS (here)", "DESCRIPTION");
-    for (size_t i = 0; i < c.n; i++) {
-        const run_script *s = &c.v[i];
-        char opts[128], bk[96];
-        run_opts_text(s->opts, opts, sizeof opts);
-        backends_here(s, &e, bk, sizeof bk);
-        printf("%-8s %-52s %-18s %s\n", s->name, opts, bk, s->desc);
-    }
-    printf("\nbackends: stap = SystemTap kernel runtime, bpf = SystemTap BPF runtime "
-           "(stap/bpf/), perf = perf record -g (profile only); (no) = cannot run here:\n");
-    if (!e.modules)
-        printf("  stap: %s\n", e.modules_why);
-    else if (!e.stap)
-        printf("  stap: stap is not installed\n");
-    if (!e.stap || !e.stapbpf)
-        printf("  bpf: stap/stapbpf are not installed (apt-get install systemtap)\n");
-    else if (!e.kbuild)
-        printf("  bpf: %s\n", e.kbuild_why);
-    else if (!e.root)
-        printf("  bpf: needs root\n");
-    if (!e.perf)
-        printf("  perf: %s\n", e.perf_why);
-    printf("\nrun one with: staprelay run SCRIPT [-T DURATION] [--name NAME] [OPTIONS]\n");
-    run_catalog_free(&c);
-    return 0;
-}
-
-static void run_usage(FILE *fp)
-{
-    fprintf(fp,
-            "usage: staprelay run SCRIPT [-T DURATION] [--name NAME] [--backend stap|bpf|perf]\n"
-            "                     [--hz N] [--pid P | --cmd C] [--kernel-only | --user-only]\n"
-            "                     [--dir DIR]\n"
-            "Runs a bundled script (staprelay list) until DURATION or Ctrl-C; its metrics\n"
-            "appear as staprelay.NAME.* (default NAME: staprelay_SCRIPT).\n");
-}
-
-int cmd_run(int argc, char **argv)
-{
-    run_opts o;
-    char err[512];
-    if (run_parse_args(argc, argv, &o, err, sizeof err) != 0) {
-        fprintf(stderr, "staprelay run: %s\n", err);
-        run_usage(stderr);
-        return RUN_EXIT_USAGE;
-    }
-    if (o.help) {
-        run_usage(stdout);
-        return 0;
-    }
-    run_catalog c;
-    int rc = load_catalog(&c, "run");
-    if (rc)
-        return rc;
-    const run_script *s = run_catalog_find(&c, o.script);
-    if (s == NULL) {
-        strbuf names = STRBUF_INIT;
-        for (size_t i = 0; i < c.n; i++)
-            sb_printf(&names, "%s%s", i ? ", " : "", c.v[i].name);
-        fprintf(stderr, "staprelay run: unknown script '%s' (bundled: %s; see staprelay list)\n",
-                o.script, names.buf ? names.buf : "none");
-        sb_free(&names);
-        run_catalog_free(&c);
-        return RUN_EXIT_USAGE;
-    }
-    unsigned bad = o.given & ~s->opts;
-    if (bad) {
-        char t[128], ok[128];
-        run_opts_text(bad, t, sizeof t);
-        run_opts_text(s->opts, ok, sizeof ok);
-        fprintf(stderr, "staprelay run: %s does not take %s (%s%s)\n", s->name, t,
-                s->opts ? "its options: " : "it takes no script options", s->opts ? ok : "");
-        run_catalog_free(&c);
-        return RUN_EXIT_USAGE;
-    }
-    char name[64];
-    if (o.name)
-        snprintf(name, sizeof name, "%s", o.name);
-    else
-        snprintf(name, sizeof name, "staprelay_%s", s->name);
-    if (!run_name_ok(name)) {
-        fprintf(stderr, "staprelay run: '%s' is not a usable module name; give --name\n", name);
-        run_catalog_free(&c);
-        return RUN_EXIT_USAGE;
-    }
-    if (o.pid && kill((pid_t)o.pid, 0) != 0 && errno == ESRCH) {
-        fprintf(stderr, "staprelay run: no process %ld\n", o.pid);
-        run_catalog_free(&c);
-        return RUN_EXIT_USAGE;
-    }
-
-    run_env e;
-    run_env_probe(&e, "");
-    char why[2048];
-    run_backend b = run_choose(s, &o, &e, why, sizeof why);
-    if (b == RUN_BK_NONE) {
-        fprintf(stderr, "staprelay run: no backend can run %s here:\n%s", s->name, why);
-        run_catalog_free(&c);
-        return RUN_EXIT_NOBACKEND;
-    }
-    fprintf(stderr, "staprelay run: %s with the %s backend as %s\n%s", s->name,
-            run_backend_name(b), name, why);
-    fflush(stderr);
-    run_signals_install();
-    switch (b) {
-    case RUN_BK_STAP: rc = run_stap_kernel(&c, s, &o, name); break;
-    case RUN_BK_BPF: rc = run_stap_bpf(&c, s, &o, name, &e); break;
-    default: rc = run_perf(s, &o, name); break;
-    }
-    run_catalog_free(&c);
-    return rc;
 }

@@ -1,6 +1,6 @@
-/* run: `staprelay list` and `staprelay run SCRIPT`: the bundled SystemTap
- * scripts, the backends that can run them on this machine, and the
- * choice between them.
+/* run: what `staprelay list` and `staprelay run SCRIPT` (cmd/cmd_list.c,
+ * cmd/cmd_run.c) stand on: the bundled SystemTap scripts, the backends
+ * that can run them on this machine, and the choice between them.
  *
  * Backends, in order of preference:
  *   stap  SystemTap's kernel-module runtime (needs CONFIG_MODULES and
@@ -64,6 +64,9 @@ char *run_find_stap_dir(void);
 /* Scan DIR/NAME.stp and DIR/bpf/NAME.stp.  Returns 0, or -1 if DIR cannot be
  * read (errno set). */
 int run_catalog_load(run_catalog *c, const char *dir);
+/* run_find_stap_dir() then run_catalog_load(); on failure prints
+ * "staprelay CMD: ..." and returns RUN_EXIT_FAILED, else 0. */
+int run_catalog_load_bundled(run_catalog *c, const char *cmd);
 void run_catalog_free(run_catalog *c);
 const run_script *run_catalog_find(const run_catalog *c, const char *name);
 /* Parse a script header (for tests): fills desc and opts. */
@@ -118,6 +121,10 @@ bool run_name_ok(const char *s);
 run_backend run_choose(const run_script *s, const run_opts *o, const run_env *e,
                        char *why, size_t len);
 const char *run_backend_name(run_backend b);
+/* Why backend b cannot run s with o on e (tmp holds a composed reason),
+ * or NULL when it can. */
+const char *run_cannot(run_backend b, const run_script *s, const run_opts *o,
+                       const run_env *e, char *tmp, size_t len);
 
 /* Backends (run_stap.c, run_perf.c).  name is the module/prefix name. */
 int run_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o,

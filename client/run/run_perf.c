@@ -7,7 +7,7 @@
  * read here line by line (perf_source.h) and published every 0.5 s as
  * PARENT/NAME/{metadata.json,data.json}, which pmdastaprelay relays when
  * PARENT is in its directory_list. */
-#include "client/run.h"
+#include "client/run/run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,8 +21,8 @@
 
 #include <pcp/pmapi.h>
 
-#include "client/perf_source.h"
-#include "client/strbuf.h"
+#include "client/run/perf_source.h"
+#include "client/util/strbuf.h"
 
 #define FLUSH_INTERVAL 0.5
 

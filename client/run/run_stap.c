@@ -17,7 +17,7 @@
  *   stap_roots cover every /var/tmp/systemtap-* directory.
  * The cache is $STAPRELAY_CACHE, else build/stapcache in a source tree
  * (shared with stap/check.sh), else ~/.cache/staprelay. */
-#include "client/run.h"
+#include "client/run/run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "client/strbuf.h"
+#include "client/util/strbuf.h"
 
 static void print_argv(const char *what, char *const argv[], const char *preload)
 {

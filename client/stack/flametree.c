@@ -1,13 +1,13 @@
 /* flametree: merge stacks into a frame tree (see flametree.h). */
-#include "client/flametree.h"
+#include "client/stack/flametree.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/strbuf.h"
-#include "client/xalloc.h"
+#include "client/util/strbuf.h"
+#include "client/util/xalloc.h"
 
 /* Append a node with no children; returns its id. */
 static uint32_t push_node(flametree *t, uint32_t parent, const char *name,

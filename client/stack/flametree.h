@@ -26,7 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "client/stacktab.h"
+#include "client/stack/stacktab.h"
 
 #define FT_NONE UINT32_MAX
 

@@ -1,5 +1,5 @@
 /* heatmap: subsecond-offset heat maps (see heatmap.h). */
-#include "client/heatmap.h"
+#include "client/stack/heatmap.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

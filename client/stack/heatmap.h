@@ -38,8 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "client/stacktab.h"
-#include "client/strbuf.h"
+#include "client/stack/stacktab.h"
+#include "client/util/strbuf.h"
 
 #define HM_DEFAULT_ROWS 50
 #define HM_MAX_ROWS     1000
@@ -143,8 +143,5 @@ int heatmap_write_json(FILE *out, const heatmap *h);
 int heatmap_write_svg(FILE *out, const heatmap *h, const hm_output *o);
 /* The interactive page (html_heatmap.c). */
 int heatmap_write_html(FILE *out, const heatmap *h, const hm_output *o);
-
-/* `staprelay heatmap` (heatmap_cmd.c). */
-int cmd_heatmap(int argc, char **argv);
 
 #endif

@@ -1,6 +1,6 @@
 /* live_window: the bounded sample window, atomic file replacement and
- * the gap list of `staprelay live` (see live.h). */
-#include "client/live.h"
+ * the gap list of `staprelay live` (see live_window.h). */
+#include "client/stack/live_window.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "client/outfile.h"
-#include "client/xalloc.h"
+#include "client/util/outfile.h"
+#include "client/util/xalloc.h"
 
 /* ---- interned, reference-counted stacks ------------------------------- */
 #define NO_ID UINT32_MAX

@@ -1,9 +1,7 @@
-/* live: `staprelay live --dir DIR` -- keeps a heat map of the last N
- * minutes and a flame graph of the last S seconds of a live PCP event
- * source in DIR, replaced atomically every interval, plus a
- * self-refreshing index.html.
- *
- * The pieces that need no PCP context are exposed for unit tests:
+/* live_window: what `staprelay live --dir DIR` (cmd/cmd_live.c) keeps
+ * between rounds -- a heat map of the last N minutes and a flame graph
+ * of the last S seconds of a live PCP event source, replaced atomically
+ * every interval.  Nothing here needs a PCP context:
  *
  *  - live_window: the samples of the window in arrival order, each
  *    (time, stack id, weight), with the distinct stacks interned and
@@ -16,14 +14,14 @@
  *    server) always sees a whole old file or a whole new one.
  *  - live_gaps: the periods without data (pmcd unreachable), shown on
  *    the page while they overlap the window. */
-#ifndef STAPRELAY_LIVE_H
-#define STAPRELAY_LIVE_H
+#ifndef STAPRELAY_LIVE_WINDOW_H
+#define STAPRELAY_LIVE_WINDOW_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "client/strbuf.h"
+#include "client/util/strbuf.h"
 
 /* ---- the window of samples ------------------------------------------ */
 typedef struct lw_sample {
@@ -80,7 +78,5 @@ void live_gaps_prune(live_gaps *gs, int64_t cutoff_us);
 /* "no data from HH:MM:SS to HH:MM:SS (pmcd unreachable)" per gap, or
  * "... since HH:MM:SS ..." for the open one; local time; sep between. */
 void live_gaps_text(const live_gaps *gs, const char *sep, strbuf *out);
-
-int cmd_live(int argc, char **argv);
 
 #endif

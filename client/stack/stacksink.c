@@ -1,5 +1,5 @@
 /* stacksink: delivery point for collapsed stacks (see stacksink.h). */
-#include "client/stacksink.h"
+#include "client/stack/stacksink.h"
 
 #include <ctype.h>
 

@@ -8,8 +8,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "client/stacktab.h"
-#include "client/strbuf.h"
+#include "client/stack/stacktab.h"
+#include "client/util/strbuf.h"
 
 /* A sample's time in nanoseconds since the epoch; inputs without
  * per-sample times (files) deliver STACK_TIME_UNKNOWN. */

@@ -1,14 +1,14 @@
 /* stacktab: hash table of folded stacks with two weight columns
  * (see stacktab.h).  Keys live in a chunked arena so their addresses
  * never move while the entry vector grows. */
-#include "client/stacktab.h"
+#include "client/stack/stacktab.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/xalloc.h"
+#include "client/util/xalloc.h"
 
 #define ARENA_CHUNK (1u << 20)
 

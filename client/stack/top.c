@@ -1,14 +1,14 @@
 /* top: heaviest frames by self and total weight (see top.h). */
-#include "client/top.h"
+#include "client/stack/top.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/flamesvg.h"
-#include "client/strbuf.h"
-#include "client/utf8.h"
+#include "client/render/flamesvg.h"
+#include "client/util/strbuf.h"
+#include "client/util/utf8.h"
 
 top_result *top_compute(const stacktab *tab, int col)
 {

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "client/stacktab.h"
+#include "client/stack/stacktab.h"
 
 typedef struct top_row {
     const char *name;   /* owned by the result */

@@ -1,5 +1,5 @@
 /* outfile: atomic file replacement (see outfile.h). */
-#include "client/outfile.h"
+#include "client/util/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -16,7 +16,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include "client/strbuf.h"
+#include "client/util/strbuf.h"
 
 typedef struct outfile {
     FILE    *fp;        /* NULL when not open */

@@ -1,5 +1,5 @@
 /* utf8: decoding and escaping of frame names (see utf8.h). */
-#include "client/utf8.h"
+#include "client/util/utf8.h"
 
 #include <stdio.h>
 
