@@ -15,6 +15,7 @@
 #include "client/input/linereader.h"
 #include "client/stack/heatmap.h"
 #include "client/stack/stacksink.h"
+#include "client/util/xalloc.h"
 
 static const char heatmap_usage[] =
     "staprelay heatmap [--rows N] [--enhance] [--keep-idle] "
@@ -214,9 +215,7 @@ int cmd_heatmap(int argc, char **argv)
 {
     int rows = HM_DEFAULT_ROWS;
     bool enhance = false, keep_idle = false;
-    char **args = malloc((size_t)(argc + 1) * sizeof *args);
-    if (args == NULL)
-        return 1;
+    char **args = xmalloc((size_t)(argc + 1) * sizeof *args);
     memcpy(args, argv, (size_t)argc * sizeof *args);
     args[argc] = NULL;
     int rc = own_options(&argc, args, &rows, &enhance, &keep_idle);

@@ -17,6 +17,7 @@
 #include "client/stack/heatmap.h"
 #include "client/stack/live_window.h"
 #include "client/util/utf8.h"
+#include "client/util/xalloc.h"
 
 static const char live_usage[] =
     "staprelay live --dir DIR -h HOST[:PORT] [--window-minutes N] "
@@ -471,9 +472,7 @@ int cmd_live(int argc, char **argv)
                    .want_html = true, .want_svg = true,
                    .grid_err = STRBUF_INIT, .gaptext = STRBUF_INIT };
     long max = 2000000;
-    char **args = malloc((size_t)(argc + 1) * sizeof *args);
-    if (args == NULL)
-        return 1;
+    char **args = xmalloc((size_t)(argc + 1) * sizeof *args);
     memcpy(args, argv, (size_t)argc * sizeof *args);
     args[argc] = NULL;
     int rc = own_options(&argc, args, &c, &max);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/util/xalloc.h"
+
 struct perf_collapser {
     perf_options opt;
     stack_sink  *sink;
@@ -24,9 +26,7 @@ struct perf_collapser {
 
 perf_collapser *perf_collapser_new(const perf_options *opt, stack_sink *sink)
 {
-    perf_collapser *pc = calloc(1, sizeof *pc);
-    if (pc == NULL)
-        abort();
+    perf_collapser *pc = xcalloc(1, sizeof *pc);
     pc->opt = *opt;
     pc->sink = sink;
     return pc;
@@ -453,10 +453,8 @@ static void on_frame(perf_collapser *pc, const perf_frame *f)
         return;                        /* process names */
     if (pc->ngroups == pc->group_cap) {
         pc->group_cap = pc->group_cap ? pc->group_cap * 2 : 64;
-        pc->group_off = realloc(pc->group_off,
+        pc->group_off = xrealloc(pc->group_off,
                                 pc->group_cap * sizeof *pc->group_off);
-        if (!pc->group_off)
-            abort();
     }
     pc->group_off[pc->ngroups++] = pc->groups.len;
     /* "a->b->c": inlined call chain in one line */

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/util/xalloc.h"
+
 struct stap_collapser {
     stack_sink *sink;
     strbuf      frames;    /* frames leaf first, each NUL-terminated */
@@ -17,9 +19,7 @@ struct stap_collapser {
 
 stap_collapser *stap_collapser_new(stack_sink *sink)
 {
-    stap_collapser *sc = calloc(1, sizeof *sc);
-    if (sc == NULL)
-        abort();
+    stap_collapser *sc = xcalloc(1, sizeof *sc);
     sc->sink = sink;
     return sc;
 }
@@ -166,9 +166,7 @@ void stap_collapser_line(stap_collapser *sc, const char *s, size_t n)
     }
     if (sc->nframes == sc->cap) {
         sc->cap = sc->cap ? sc->cap * 2 : 64;
-        sc->off = realloc(sc->off, sc->cap * sizeof *sc->off);
-        if (!sc->off)
-            abort();
+        sc->off = xrealloc(sc->off, sc->cap * sizeof *sc->off);
     }
     sc->off[sc->nframes++] = sc->frames.len;
     stap_frame_name(&sc->frames, s, n);

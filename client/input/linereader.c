@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/util/xalloc.h"
+
 void lr_init(linereader *lr, FILE *fp)
 {
     memset(lr, 0, sizeof *lr);
@@ -47,15 +49,11 @@ size_t lr_fill(linereader *lr, size_t max_lines, size_t max_bytes)
             break;
         if (lr->nqueue == lr->qcap) {
             lr->qcap = lr->qcap ? lr->qcap * 2 : 64;
-            lr->queue = realloc(lr->queue, lr->qcap * sizeof *lr->queue);
-            lr->queue_len = realloc(lr->queue_len,
-                                    lr->qcap * sizeof *lr->queue_len);
-            if (!lr->queue || !lr->queue_len)
-                abort();
+            lr->queue = xrealloc(lr->queue, lr->qcap * sizeof *lr->queue);
+            lr->queue_len = xrealloc(lr->queue_len,
+                                     lr->qcap * sizeof *lr->queue_len);
         }
-        char *copy = malloc((size_t)n + 1);
-        if (!copy)
-            abort();
+        char *copy = xmalloc((size_t)n + 1);
         memcpy(copy, lr->line, (size_t)n + 1);
         lr->queue[lr->nqueue] = copy;
         lr->queue_len[lr->nqueue] = (size_t)n;

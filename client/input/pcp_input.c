@@ -186,7 +186,7 @@ static int resolve_metrics(reader *rd, source *s, strbuf *err)
             break;
         }
         s->pmids[s->npmids] = id;
-        s->names[s->npmids] = strdup(used);
+        s->names[s->npmids] = xstrdup(used);
         s->npmids++;
     }
     sb_free(&a);
@@ -236,10 +236,7 @@ static pcp_field field_role(void *arg, pmID pmid)
     free(name);
     if (s->nfields == s->capfields) {
         size_t cap = s->capfields ? s->capfields * 2 : 16;
-        field_entry *f = realloc(s->fields, cap * sizeof *f);
-        if (f == NULL)
-            return role;
-        s->fields = f;
+        s->fields = xrealloc(s->fields, cap * sizeof *s->fields);
         s->capfields = cap;
     }
     s->fields[s->nfields++] = (field_entry){ pmid, role };
@@ -932,11 +929,7 @@ int pcp_input_read(const pcp_options *po, const input_options *in,
         sb_adds(err, "at most two sources, one per side");
         return 2;
     }
-    source *srcs = calloc((size_t)n, sizeof *srcs);
-    if (srcs == NULL) {
-        sb_adds(err, "out of memory");
-        return 1;
-    }
+    source *srcs = xcalloc((size_t)n, sizeof *srcs);
     pcp_options runpo = *po;    /* with --run, the metric is the run's */
     run_follow rf = { .name = po->run, .terminal_at = -1 };
     reader rd = { .po = &runpo, .in = in, .cmd = cmd, .st = st,

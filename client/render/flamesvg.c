@@ -8,6 +8,7 @@
 #include "client/render/flame_js.h"
 #include "client/util/strbuf.h"
 #include "client/util/utf8.h"
+#include "client/util/xalloc.h"
 
 #define XPAD FT_XPAD
 #define FRAMEPAD 1.0
@@ -473,9 +474,7 @@ int flamesvg_write(FILE *out, const flametree *t, const svg_options *o)
 
     /* prune frames narrower than minwidth (their subtrees are narrower
      * still) and find the depth of what remains */
-    bool *keep = malloc(t->n ? t->n : 1);
-    if (keep == NULL)
-        abort();
+    bool *keep = xmalloc(t->n ? t->n : 1);
     uint32_t depthmax = 0;
     for (size_t i = 0; i < t->n; i++) {
         const ft_node *nd = &t->nodes[i];

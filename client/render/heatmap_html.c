@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "client/util/utf8.h"
+#include "client/util/xalloc.h"
 
 void html_escape(strbuf *out, const char *s, size_t n)
 {
@@ -138,9 +139,7 @@ int heatmap_write_html(FILE *out, const heatmap *h, const hm_output *o)
     }
     /* distinct stacks in order of first use; samples as varints */
     size_t nent = stacktab_size(h->tab);
-    uint32_t *map = malloc((nent ? nent : 1) * sizeof *map);
-    if (map == NULL)
-        abort();
+    uint32_t *map = xmalloc((nent ? nent : 1) * sizeof *map);
     memset(map, 0xff, (nent ? nent : 1) * sizeof *map);
     uint32_t nused = 0;
     strbuf bytes = STRBUF_INIT;

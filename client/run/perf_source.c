@@ -14,6 +14,7 @@
 
 #include "client/input/collapse_perf.h"
 #include "client/util/utf8.h"
+#include "client/util/xalloc.h"
 
 /* ---- parsing ------------------------------------------------------------ */
 
@@ -354,7 +355,7 @@ int perf_source_open(perf_source *src, const char *parent, const char *name, lon
     memset(src, 0, sizeof *src);
     src->max_pending = 20000;
     src->hz = hz;
-    src->name = strdup(name);
+    src->name = xstrdup(name);
     src->dir = pjoin(parent, name);
     struct stat st;
     if (stat(parent, &st) != 0) {

@@ -309,9 +309,7 @@ static run_script *catalog_get(run_catalog *c, const char *name)
     for (size_t i = 0; i < c->n; i++)
         if (strcmp(c->v[i].name, name) == 0)
             return &c->v[i];
-    run_script *v = realloc(c->v, (c->n + 1) * sizeof *v);
-    if (v == NULL)
-        abort();
+    run_script *v = xrealloc(c->v, (c->n + 1) * sizeof *v);
     c->v = v;
     run_script *s = &c->v[c->n++];
     memset(s, 0, sizeof *s);
@@ -593,9 +591,7 @@ static bool newest_headers(const char *root, char *out, size_t len)
             free(p);
             continue;
         }
-        char **nv = realloc(v, (n + 1) * sizeof *v);
-        if (nv == NULL)
-            abort();
+        char **nv = xrealloc(v, (n + 1) * sizeof *v);
         v = nv;
         v[n++] = p;
     }

@@ -48,9 +48,7 @@ static uint32_t new_node(flametree *t, uint32_t parent, const char *name,
 
 static flametree *flametree_new(void)
 {
-    flametree *t = calloc(1, sizeof *t);
-    if (t == NULL)
-        abort();
+    flametree *t = xcalloc(1, sizeof *t);
     t->maxdelta = 1;
     new_node(t, FT_NONE, "all", 3);
     return t;
@@ -525,14 +523,12 @@ static flametree *build_levels(const stacktab *tab, const ft_options *opt)
         nlive++;
     }
     size_t nslots = 1024;                      /* at least 2 * ncand */
-    uint32_t *slots = calloc(nslots, sizeof *slots);   /* cand + 1 */
+    uint32_t *slots = xcalloc(nslots, sizeof *slots);  /* cand + 1 */
     cand *cands = xmalloc(n * sizeof *cands);
     uint32_t *order = xmalloc(n * sizeof *order);
     uint32_t *byw = xmalloc(n * sizeof *byw);
     uint32_t *gstart = NULL;
     size_t gcap = 0;
-    if (slots == NULL)
-        abort();
 
     uint32_t pstart = 0, pend = 1;     /* nodes of the previous depth */
     for (uint32_t depth = 1; nlive > 0; depth++) {
@@ -551,9 +547,7 @@ static flametree *build_levels(const stacktab *tab, const ft_options *opt)
             if (2 * (ncand + 1) > nslots) {
                 free(slots);
                 nslots *= 2;
-                slots = calloc(nslots, sizeof *slots);
-                if (slots == NULL)
-                    abort();
+                slots = xcalloc(nslots, sizeof *slots);
                 for (size_t c = 0; c < ncand; c++) {
                     size_t j = cands[c].hash & (nslots - 1);
                     while (slots[j])

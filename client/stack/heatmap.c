@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/util/xalloc.h"
+
 #define US ((int64_t)1000000)
 
 int64_t hm_floor_div(int64_t a, int64_t b)
@@ -105,9 +107,7 @@ int64_t hm_perf_time_us(const char *s, size_t n)
 
 heatmap *heatmap_new(bool keep_idle)
 {
-    heatmap *h = calloc(1, sizeof *h);
-    if (h == NULL)
-        abort();
+    heatmap *h = xcalloc(1, sizeof *h);
     h->tab = stacktab_new();
     h->keep_idle = keep_idle;
     return h;
@@ -130,9 +130,7 @@ static bool entry_idle(heatmap *h, size_t entry)
         size_t cap = h->idle_cap ? h->idle_cap : 256;
         while (cap <= entry)
             cap *= 2;
-        uint8_t *p = realloc(h->idle, cap);
-        if (p == NULL)
-            abort();
+        uint8_t *p = xrealloc(h->idle, cap);
         memset(p + h->idle_cap, 0, cap - h->idle_cap);
         h->idle = p;
         h->idle_cap = cap;
@@ -188,9 +186,7 @@ void heatmap_add_weighted(heatmap *h, size_t entry, int64_t t_us,
     }
     if (h->n == h->cap) {
         size_t cap = h->cap ? h->cap * 2 : 4096;
-        hm_sample *p = realloc(h->s, cap * sizeof *p);
-        if (p == NULL)
-            abort();
+        hm_sample *p = xrealloc(h->s, cap * sizeof *p);
         h->s = p;
         h->cap = cap;
     }
@@ -266,9 +262,7 @@ int heatmap_grid(heatmap *h, int rows, strbuf *err)
         return -1;
     }
     if (h->out_of_order) {
-        hm_sample *tmp = malloc((h->n / 2 + 1) * sizeof *tmp);
-        if (tmp == NULL)
-            abort();
+        hm_sample *tmp = xmalloc((h->n / 2 + 1) * sizeof *tmp);
         msort(h->s, tmp, h->n);
         free(tmp);
     }
@@ -276,9 +270,7 @@ int heatmap_grid(heatmap *h, int rows, strbuf *err)
     h->rows = rows;
     h->cols = (int)cols;
     h->base_s = hm_floor_div(h->start_us, US);
-    h->values = calloc((size_t)cols * (size_t)rows, sizeof *h->values);
-    if (h->values == NULL)
-        abort();
+    h->values = xcalloc((size_t)cols * (size_t)rows, sizeof *h->values);
     h->maxvalue = 0;
     for (size_t i = 0; i < h->n; i++) {
         int c, r;

@@ -47,9 +47,7 @@ static uint64_t hash_bytes(const char *s, size_t n)
 
 live_window *lw_new(size_t max_samples)
 {
-    live_window *w = calloc(1, sizeof *w);
-    if (w == NULL)
-        abort();
+    live_window *w = xcalloc(1, sizeof *w);
     w->max = max_samples;
     w->free_head = NO_ID;
     w->nbuckets = 1024;

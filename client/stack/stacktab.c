@@ -73,13 +73,9 @@ static char *arena_copy(stacktab *t, const char *s, size_t n)
 
 stacktab *stacktab_new(void)
 {
-    stacktab *t = calloc(1, sizeof *t);
-    if (t == NULL)
-        abort();
+    stacktab *t = xcalloc(1, sizeof *t);
     t->nslots = 1024;
-    t->slots = calloc(t->nslots, sizeof *t->slots);
-    if (t->slots == NULL)
-        abort();
+    t->slots = xcalloc(t->nslots, sizeof *t->slots);
     return t;
 }
 
@@ -104,9 +100,7 @@ void stacktab_keep_sequence(stacktab *t, bool keep) { t->keep_seq = keep; }
 static void grow_slots(stacktab *t)
 {
     size_t nslots = t->nslots * 2;
-    uint32_t *slots = calloc(nslots, sizeof *slots);
-    if (slots == NULL)
-        abort();
+    uint32_t *slots = xcalloc(nslots, sizeof *slots);
     for (size_t i = 0; i < t->n; i++) {
         size_t j = t->entries[i].hash & (nslots - 1);
         while (slots[j])

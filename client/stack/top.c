@@ -9,12 +9,11 @@
 #include "client/render/flamesvg.h"
 #include "client/util/strbuf.h"
 #include "client/util/utf8.h"
+#include "client/util/xalloc.h"
 
 top_result *top_compute(const stacktab *tab, int col)
 {
-    top_result *r = calloc(1, sizeof *r);
-    if (r == NULL)
-        abort();
+    top_result *r = xcalloc(1, sizeof *r);
     r->names = stacktab_new();
     size_t cap = 0;
     size_t *seen = NULL;      /* per frame: last stack index + 1 */
@@ -33,10 +32,8 @@ top_result *top_compute(const stacktab *tab, int col)
                 size_t ncap = cap ? cap * 2 : 1024;
                 while (ncap <= id)
                     ncap *= 2;
-                r->rows = realloc(r->rows, ncap * sizeof *r->rows);
-                seen = realloc(seen, ncap * sizeof *seen);
-                if (!r->rows || !seen)
-                    abort();
+                r->rows = xrealloc(r->rows, ncap * sizeof *r->rows);
+                seen = xrealloc(seen, ncap * sizeof *seen);
                 memset(r->rows + cap, 0, (ncap - cap) * sizeof *r->rows);
                 memset(seen + cap, 0, (ncap - cap) * sizeof *seen);
                 cap = ncap;
