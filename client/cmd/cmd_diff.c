@@ -11,7 +11,7 @@
 #include "client/cmd/builtin.h"
 #include "client/render/flamesvg.h"
 #include "client/stack/flametree.h"
-#include "client/input/folded.h"
+#include "client/render/folded_out.h"
 
 static const char diff_usage[] =
     "staprelay diff [input options] [-n|--normalize] [-s|--strip-hex] "

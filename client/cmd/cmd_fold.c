@@ -5,7 +5,7 @@
 
 #include "client/cmd/options.h"
 #include "client/cmd/builtin.h"
-#include "client/input/folded.h"
+#include "client/render/folded_out.h"
 #include "client/render/speedscope.h"
 
 static const char fold_usage[] =

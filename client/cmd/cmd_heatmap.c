@@ -13,6 +13,7 @@
 #include "client/cmd/options.h"
 #include "client/input/collapse_perf.h"
 #include "client/input/linereader.h"
+#include "client/render/heatmap_out.h"
 #include "client/stack/heatmap.h"
 #include "client/stack/stacksink.h"
 #include "client/util/xalloc.h"
@@ -27,20 +28,20 @@ static const char heatmap_usage[] =
     "| -a ARCHIVE} --run NAME [-o FILE | --output-dir DIR [--name LABEL]] "
     "[METRIC]";
 
-typedef struct hm_ctx {
+typedef struct collect_ctx {
     heatmap *h;
     int64_t  cur_us;     /* time of the perf sample being read, or -1 */
-} hm_ctx;
+} collect_ctx;
 
 static void observe(void *arg, size_t entry, int col, double weight,
                     int64_t when_ns)
 {
     (void)col;
-    hm_ctx *c = arg;
+    collect_ctx *c = arg;
     /* a PCP record weighs the samples it stands for (its count); a perf
      * sample is one sample, whatever its period (heatmap.h) */
     if (when_ns != STACK_TIME_UNKNOWN)
-        heatmap_add_weighted(c->h, entry, hm_floor_div(when_ns, 1000),
+        heatmap_add_weighted(c->h, entry, heatmap_floor_div(when_ns, 1000),
                              weight);
     else if (c->cur_us >= 0)
         heatmap_add_entry(c->h, entry, c->cur_us);
@@ -51,7 +52,7 @@ static void observe(void *arg, size_t entry, int col, double weight,
 #define DETECT_LINES 400
 
 static int read_perf(const char *cmd, const char *path,
-                     const input_options *in, hm_ctx *ctx)
+                     const input_options *in, collect_ctx *ctx)
 {
     FILE *fp = stdin;
     const char *name = "stdin";
@@ -108,7 +109,7 @@ static int read_perf(const char *cmd, const char *path,
             perf_header hd;
             if (n > 0 && line[0] != '#' && !isspace((unsigned char)line[0])
                 && perf_parse_header(line, (size_t)n, &hd))
-                ctx->cur_us = hm_perf_time_us(line, (size_t)n);
+                ctx->cur_us = heatmap_perf_time_us(line, (size_t)n);
         }
         perf_collapser_finish(pc);
         ctx->cur_us = -1;
@@ -150,9 +151,9 @@ static int own_options(int *argc, char **argv, int *rows, bool *enhance,
                                                                 : NULL);
             char *end;
             long r = v ? strtol(v, &end, 10) : 0;
-            if (v == NULL || *v == '\0' || *end || r < 1 || r > HM_MAX_ROWS) {
+            if (v == NULL || *v == '\0' || *end || r < 1 || r > HEATMAP_MAX_ROWS) {
                 fprintf(stderr, "staprelay heatmap: --rows takes 1 to %d%s%s\n",
-                        HM_MAX_ROWS, v ? ": " : "", v ? v : "");
+                        HEATMAP_MAX_ROWS, v ? ": " : "", v ? v : "");
                 return 2;
             }
             *rows = (int)r;
@@ -197,8 +198,8 @@ static void describe(strbuf *sb, const cmd_opts *o, const heatmap *h,
     } else if (!pcp_options_active(p)) {
         sb_adds(sb, "perf script from stdin");
     }
-    int64_t s = hm_floor_div(h->start_us, 1000000);
-    int64_t e = hm_floor_div(h->end_us, 1000000);
+    int64_t s = heatmap_floor_div(h->start_us, 1000000);
+    int64_t e = heatmap_floor_div(h->end_us, 1000000);
     if (h->weighted)
         sb_printf(sb, "; %" PRIu64 " samples (%zu records)", h->weight, h->n);
     else
@@ -213,7 +214,7 @@ static void describe(strbuf *sb, const cmd_opts *o, const heatmap *h,
 
 int cmd_heatmap(int argc, char **argv)
 {
-    int rows = HM_DEFAULT_ROWS;
+    int rows = HEATMAP_DEFAULT_ROWS;
     bool enhance = false, keep_idle = false;
     char **args = xmalloc((size_t)(argc + 1) * sizeof *args);
     memcpy(args, argv, (size_t)argc * sizeof *args);
@@ -238,7 +239,7 @@ int cmd_heatmap(int argc, char **argv)
     memset(&run, 0, sizeof run);
     o.pcp.run_info = o.pcp.run ? &run : NULL;
     heatmap *h = heatmap_new(keep_idle);
-    hm_ctx ctx = { h, -1 };
+    collect_ctx ctx = { h, -1 };
     if (pcp_options_active(&o.pcp)) {
         cmd_opts po = o;
         po.in.on_sample = observe;
@@ -273,7 +274,7 @@ int cmd_heatmap(int argc, char **argv)
         } else {
             strbuf src = STRBUF_INIT;
             describe(&src, &o, h, &run);
-            hm_output ho = { o.svg.title, src.buf, enhance };
+            heatmap_page ho = { o.svg.title, src.buf, enhance };
             if (strcmp(fmt, "json") == 0)
                 heatmap_write_json(out, h);
             else if (strcmp(fmt, "svg") == 0)

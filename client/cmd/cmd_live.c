@@ -13,6 +13,7 @@
 
 #include "client/cmd/options.h"
 #include "client/render/flamesvg.h"
+#include "client/render/heatmap_out.h"
 #include "client/stack/flametree.h"
 #include "client/stack/heatmap.h"
 #include "client/stack/live_window.h"
@@ -100,7 +101,7 @@ static void placeholder_svg(FILE *out, const char *title, const char *msg,
     sb_free(&sb);
 }
 
-static void hm_title(const live_ctx *c, strbuf *sb)
+static void heatmap_title(const live_ctx *c, strbuf *sb)
 {
     sb_printf(sb, "Heat map: %s, last %ld minute%s", c->metric,
               c->window_min, c->window_min == 1 ? "" : "s");
@@ -110,7 +111,7 @@ static int write_heatmap_svg(FILE *out, void *arg)
 {
     live_ctx *c = arg;
     strbuf title = STRBUF_INIT;
-    hm_title(c, &title);
+    heatmap_title(c, &title);
     if (!c->grid_ok) {
         placeholder_svg(out, title.buf, c->grid_err.buf, c->gaptext.buf);
         sb_free(&title);
@@ -120,7 +121,7 @@ static int write_heatmap_svg(FILE *out, void *arg)
         sb_adds(&title, " -- ");
         sb_add(&title, c->gaptext.buf, c->gaptext.len);
     }
-    hm_output ho = { title.buf, NULL, c->enhance };
+    heatmap_page ho = { title.buf, NULL, c->enhance };
     /* the heat map, then the gaps drawn over it as grey columns (the
      * geometry is heatmap_write_svg's: 60 px left, 40 px top) */
     char *buf = NULL;
@@ -137,7 +138,7 @@ static int write_heatmap_svg(FILE *out, void *arg)
     fwrite(buf, 1, n, out);
     free(buf);
     double cw, ch;
-    hm_geometry(c->h, &cw, &ch);
+    heatmap_geometry(c->h, &cw, &ch);
     for (int i = 0; i < c->gaps.n; i++) {
         int64_t from = c->gaps.g[i].from_us / US - c->h->base_s;
         int64_t to = (c->gaps.g[i].to_us < 0 ? c->now_us : c->gaps.g[i].to_us)
@@ -167,7 +168,7 @@ static int write_heatmap_html(FILE *out, void *arg)
 {
     live_ctx *c = arg;
     strbuf title = STRBUF_INIT, src = STRBUF_INIT;
-    hm_title(c, &title);
+    heatmap_title(c, &title);
     sb_printf(&src, "pmcd %s metric %s; snapshot at ", c->host, c->metric);
     hms(&src, c->now_us);
     sb_printf(&src, "; %zu samples", lw_count(c->w));
@@ -176,7 +177,7 @@ static int write_heatmap_html(FILE *out, void *arg)
         sb_add(&src, c->gaptext.buf, c->gaptext.len);
     }
     if (c->grid_ok) {
-        hm_output ho = { title.buf, src.buf, c->enhance };
+        heatmap_page ho = { title.buf, src.buf, c->enhance };
         heatmap_write_html(out, c->h, &ho);
     } else {
         strbuf sb = STRBUF_INIT;
@@ -426,7 +427,7 @@ static int own_options(int *argc, char **argv, live_ctx *c, long *max)
             }
             c->dir = v;
         } else if (!done && long_arg(*argc, argv, &i, "--window-minutes", &v)) {
-            if (number("--window-minutes", v, 1, HM_MAX_COLUMNS / 60 - 1, &r))
+            if (number("--window-minutes", v, 1, HEATMAP_MAX_COLUMNS / 60 - 1, &r))
                 return 2;
             c->window_min = r;
         } else if (!done && long_arg(*argc, argv, &i, "--flame-seconds", &v)) {
@@ -434,7 +435,7 @@ static int own_options(int *argc, char **argv, live_ctx *c, long *max)
                 return 2;
             c->flame_s = r;
         } else if (!done && long_arg(*argc, argv, &i, "--rows", &v)) {
-            if (number("--rows", v, 1, HM_MAX_ROWS, &r))
+            if (number("--rows", v, 1, HEATMAP_MAX_ROWS, &r))
                 return 2;
             c->rows = (int)r;
         } else if (!done && long_arg(*argc, argv, &i, "--max-samples", &v)) {
@@ -468,7 +469,7 @@ static int own_options(int *argc, char **argv, live_ctx *c, long *max)
 
 int cmd_live(int argc, char **argv)
 {
-    live_ctx c = { .window_min = 10, .flame_s = 30, .rows = HM_DEFAULT_ROWS,
+    live_ctx c = { .window_min = 10, .flame_s = 30, .rows = HEATMAP_DEFAULT_ROWS,
                    .want_html = true, .want_svg = true,
                    .grid_err = STRBUF_INIT, .gaptext = STRBUF_INIT };
     long max = 2000000;

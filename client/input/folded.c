@@ -1,8 +1,7 @@
-/* folded: parse and print folded stack lines (see folded.h). */
+/* folded: parse folded stack lines (see folded.h). */
 #include "client/input/folded.h"
 
 #include <ctype.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,48 +73,4 @@ bool folded_feed(stack_sink *sink, const char *s, size_t n)
         stack_sink_add(sink, fl.stack, fl.stack_len, fl.count[0], -1);
     }
     return true;
-}
-
-void folded_print_count(FILE *out, double v)
-{
-    if (v == floor(v) && fabs(v) < 9.007199254740992e15)
-        fprintf(out, "%.0f", v);
-    else
-        fprintf(out, "%.15g", v);
-}
-
-int folded_write(FILE *out, const stacktab *tab, bool two)
-{
-    return folded_write_where(out, tab, two, false);
-}
-
-size_t folded_count_elided(const stacktab *tab)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < stacktab_size(tab); i++) {
-        const stack_entry *e = stacktab_entry(tab, i);
-        n += (e->count[0] > 0) != (e->count[1] > 0);
-    }
-    return n;
-}
-
-int folded_write_where(FILE *out, const stacktab *tab, bool two,
-                       bool elided_only)
-{
-    size_t *order = stacktab_sorted(tab, STACK_ORDER_BYTES);
-    for (size_t i = 0; i < stacktab_size(tab); i++) {
-        const stack_entry *e = stacktab_entry(tab, order[i]);
-        if (elided_only && (e->count[0] > 0) == (e->count[1] > 0))
-            continue;
-        fwrite(e->stack, 1, e->len, out);
-        fputc(' ', out);
-        folded_print_count(out, e->count[0]);
-        if (two) {
-            fputc(' ', out);
-            folded_print_count(out, e->count[1]);
-        }
-        fputc('\n', out);
-    }
-    free(order);
-    return ferror(out) ? -1 : 0;
 }

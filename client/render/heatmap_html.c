@@ -1,19 +1,19 @@
 /* heatmap_html: the interactive heat-map page (heatmap_write_html).
  *
- * One self-contained file: the grid as computed by heatmap.c, the
+ * One self-contained file: the grid as computed by stack/heatmap.c, the
  * distinct stacks, and every placed sample as (time, stack) so the page
  * can draw the flame graph of any selected range.  Samples are sorted
  * by time and written as base64 of LEB128 varints: the time step in
  * microseconds, then the stack's index -- about 3-4 bytes per sample --
  * and, when some record stands for more than one sample ("weighted"),
  * its weight. */
-#include "client/stack/heatmap.h"
-#include "client/render/html.h"
+#include "client/render/heatmap_out.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/render/html.h"
 #include "client/util/utf8.h"
 #include "client/util/xalloc.h"
 
@@ -85,7 +85,7 @@ static const char page_head[] =
     "#flame g.frame:hover rect { stroke: #000; stroke-width: 0.5; }\n"
     "</style>\n";
 
-int heatmap_write_html(FILE *out, const heatmap *h, const hm_output *o)
+int heatmap_write_html(FILE *out, const heatmap *h, const heatmap_page *o)
 {
     const char *title = o && o->title ? o->title : "Heat map";
     strbuf sb = STRBUF_INIT;
@@ -118,7 +118,7 @@ int heatmap_write_html(FILE *out, const heatmap *h, const hm_output *o)
             "e.textContent = 'The page failed: ' + m; };</script>\n"
             "<script id=\"hm-data\" type=\"application/json\">{");
     double cw, ch;
-    hm_geometry(h, &cw, &ch);
+    heatmap_geometry(h, &cw, &ch);
     sb_adds(&sb, "\"title\":");
     js_str(&sb, title, strlen(title));
     sb_printf(&sb, ",\"rows\":%d,\"cols\":%d,\"base_s\":%" PRId64

@@ -1,4 +1,4 @@
-/* heatmap: subsecond-offset heat maps (see heatmap.h). */
+/* heatmap: the grid of a subsecond-offset heat map (see heatmap.h). */
 #include "client/stack/heatmap.h"
 
 #include <inttypes.h>
@@ -9,7 +9,7 @@
 
 #define US ((int64_t)1000000)
 
-int64_t hm_floor_div(int64_t a, int64_t b)
+int64_t heatmap_floor_div(int64_t a, int64_t b)
 {
     int64_t q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0)))
@@ -17,20 +17,20 @@ int64_t hm_floor_div(int64_t a, int64_t b)
     return q;
 }
 
-int64_t hm_columns(int64_t start_us, int64_t end_us)
+int64_t heatmap_columns(int64_t start_us, int64_t end_us)
 {
-    return hm_floor_div(end_us, US) - hm_floor_div(start_us, US) + 1;
+    return heatmap_floor_div(end_us, US) - heatmap_floor_div(start_us, US) + 1;
 }
 
-void hm_cell(int64_t t_us, int64_t base_s, int rows, int *col, int *row)
+void heatmap_cell(int64_t t_us, int64_t base_s, int rows, int *col, int *row)
 {
-    int64_t sec = hm_floor_div(t_us, US);
+    int64_t sec = heatmap_floor_div(t_us, US);
     int64_t off = t_us - sec * US;            /* 0 .. 999999 */
     *col = (int)(sec - base_s);
     *row = rows - 1 - (int)((off * rows) / US);
 }
 
-int64_t hm_row_start_us(int rows, int row)
+int64_t heatmap_row_start_us(int rows, int row)
 {
     int64_t k = rows - 1 - row;
     return (k * US + rows - 1) / rows;
@@ -45,7 +45,7 @@ static const char *find(const char *s, size_t n, const char *needle)
     return NULL;
 }
 
-bool hm_is_idle(const char *stack, size_t len)
+bool heatmap_is_idle(const char *stack, size_t len)
 {
     static const char *const idle[] = {
         "cpuidle", "cpu_idle", "cpu_bringup_and_idle", "native_safe_halt",
@@ -62,7 +62,7 @@ bool hm_is_idle(const char *stack, size_t len)
     return false;
 }
 
-int64_t hm_perf_time_us(const char *s, size_t n)
+int64_t heatmap_perf_time_us(const char *s, size_t n)
 {
     /* FlameScope: " +([0-9.]+): .+?:" -- the first "  DIGITS.DIGITS: " */
     for (size_t i = 1; i + 1 < n; i++) {
@@ -137,12 +137,12 @@ static bool entry_idle(heatmap *h, size_t entry)
     }
     if (h->idle[entry] == 0) {
         const stack_entry *e = stacktab_entry(h->tab, entry);
-        h->idle[entry] = hm_is_idle(e->stack, e->len) ? 1 : 2;
+        h->idle[entry] = heatmap_is_idle(e->stack, e->len) ? 1 : 2;
     }
     return h->idle[entry] == 1;
 }
 
-uint32_t hm_weight(double count)
+uint32_t heatmap_weight(double count)
 {
     if (!(count >= 1.5))        /* NaN, below 1.5: one sample */
         return 1;
@@ -172,7 +172,7 @@ void heatmap_add_weighted(heatmap *h, size_t entry, int64_t t_us,
             h->max_gap_us = t_us - h->prev_us;
             h->gap_from_us = h->prev_us;
         }
-        if (t_us - h->prev_us >= HM_GAP_US)
+        if (t_us - h->prev_us >= HEATMAP_GAP_US)
             h->gaps++;
         if (t_us < h->start_us)
             h->start_us = t_us;
@@ -186,12 +186,12 @@ void heatmap_add_weighted(heatmap *h, size_t entry, int64_t t_us,
     }
     if (h->n == h->cap) {
         size_t cap = h->cap ? h->cap * 2 : 4096;
-        hm_sample *p = xrealloc(h->s, cap * sizeof *p);
+        heatmap_sample *p = xrealloc(h->s, cap * sizeof *p);
         h->s = p;
         h->cap = cap;
     }
-    uint32_t w = hm_weight(count);
-    h->s[h->n++] = (hm_sample){ t_us, (uint32_t)entry, w };
+    uint32_t w = heatmap_weight(count);
+    h->s[h->n++] = (heatmap_sample){ t_us, (uint32_t)entry, w };
     h->weight += w;
     if (w != 1)
         h->weighted = true;
@@ -206,7 +206,7 @@ void heatmap_add(heatmap *h, const char *stack, int64_t t_us)
 void heatmap_add_untimed(heatmap *h) { h->untimed++; }
 
 /* stable merge sort by time */
-static void msort(hm_sample *a, hm_sample *tmp, size_t n)
+static void msort(heatmap_sample *a, heatmap_sample *tmp, size_t n)
 {
     if (n < 2)
         return;
@@ -223,16 +223,16 @@ static void msort(hm_sample *a, hm_sample *tmp, size_t n)
         a[k++] = tmp[i++];
 }
 
-static void fmt_time(strbuf *sb, int64_t us)
+void heatmap_time_text(strbuf *sb, int64_t us)
 {
-    int64_t s = hm_floor_div(us, US);
+    int64_t s = heatmap_floor_div(us, US);
     sb_printf(sb, "%" PRId64 ".%06" PRId64, s, us - s * US);
 }
 
 int heatmap_grid(heatmap *h, int rows, strbuf *err)
 {
-    if (rows < 1 || rows > HM_MAX_ROWS) {
-        sb_printf(err, "rows must be 1 to %d", HM_MAX_ROWS);
+    if (rows < 1 || rows > HEATMAP_MAX_ROWS) {
+        sb_printf(err, "rows must be 1 to %d", HEATMAP_MAX_ROWS);
         return -1;
     }
     if (h->n == 0) {
@@ -246,35 +246,35 @@ int heatmap_grid(heatmap *h, int rows, strbuf *err)
             sb_adds(err, "no stack samples with timestamps");
         return -1;
     }
-    int64_t cols = hm_columns(h->start_us, h->end_us);
-    if (cols > HM_MAX_COLUMNS) {
+    int64_t cols = heatmap_columns(h->start_us, h->end_us);
+    if (cols > HEATMAP_MAX_COLUMNS) {
         sb_printf(err, "the samples span %" PRId64 " seconds (", cols);
-        fmt_time(err, h->start_us);
+        heatmap_time_text(err, h->start_us);
         sb_adds(err, " to ");
-        fmt_time(err, h->end_us);
-        sb_printf(err, "), more than %d: a clock jump?", HM_MAX_COLUMNS);
-        if (h->max_gap_us >= HM_GAP_US) {
+        heatmap_time_text(err, h->end_us);
+        sb_printf(err, "), more than %d: a clock jump?", HEATMAP_MAX_COLUMNS);
+        if (h->max_gap_us >= HEATMAP_GAP_US) {
             sb_printf(err, " (largest gap %.3f s after ",
                       (double)h->max_gap_us / US);
-            fmt_time(err, h->gap_from_us);
+            heatmap_time_text(err, h->gap_from_us);
             sb_adds(err, ")");
         }
         return -1;
     }
     if (h->out_of_order) {
-        hm_sample *tmp = xmalloc((h->n / 2 + 1) * sizeof *tmp);
+        heatmap_sample *tmp = xmalloc((h->n / 2 + 1) * sizeof *tmp);
         msort(h->s, tmp, h->n);
         free(tmp);
     }
     free(h->values);
     h->rows = rows;
     h->cols = (int)cols;
-    h->base_s = hm_floor_div(h->start_us, US);
+    h->base_s = heatmap_floor_div(h->start_us, US);
     h->values = xcalloc((size_t)cols * (size_t)rows, sizeof *h->values);
     h->maxvalue = 0;
     for (size_t i = 0; i < h->n; i++) {
         int c, r;
-        hm_cell(h->s[i].t_us, h->base_s, rows, &c, &r);
+        heatmap_cell(h->s[i].t_us, h->base_s, rows, &c, &r);
         uint32_t *cell = &h->values[(size_t)c * (size_t)rows + (size_t)r];
         uint32_t v = *cell > UINT32_MAX - h->s[i].w ? UINT32_MAX
                                                     : *cell + h->s[i].w;
@@ -304,169 +304,12 @@ void heatmap_warnings(const heatmap *h, strbuf *out)
                   "time\n", h->out_of_order, (double)h->max_back_us / US);
     if (h->gaps) {
         sb_printf(out, "%" PRIu64 " gaps of %d s or more without samples "
-                  "(largest %.3f s, after ", h->gaps, (int)(HM_GAP_US / US),
+                  "(largest %.3f s, after ", h->gaps, (int)(HEATMAP_GAP_US / US),
                   (double)h->max_gap_us / US);
-        fmt_time(out, h->gap_from_us);
+        heatmap_time_text(out, h->gap_from_us);
         sb_adds(out, "): stopped collection or a clock jump\n");
     }
     if (h->idle_dropped && !h->keep_idle)
         sb_printf(out, "%" PRIu64 " idle samples excluded (--keep-idle "
                   "keeps them)\n", h->idle_dropped);
-}
-
-/* ---- colour ------------------------------------------------------------ */
-
-static void lerp(uint32_t a, uint32_t b, double t, char buf[8])
-{
-    int c[3];
-    for (int i = 0; i < 3; i++) {
-        int x = (int)((a >> (16 - 8 * i)) & 0xff);
-        int y = (int)((b >> (16 - 8 * i)) & 0xff);
-        double v = x + (y - x) * t;
-        c[i] = (int)(v + 0.5);
-        if (c[i] < 0) c[i] = 0;
-        if (c[i] > 255) c[i] = 255;
-    }
-    snprintf(buf, 8, "#%02x%02x%02x", c[0], c[1], c[2]);
-}
-
-void hm_color(uint32_t v, uint32_t max, bool enhance, char buf[8])
-{
-    static const uint32_t plain[] = { 0xFFFFFF, 0xFF5032, 0xE50914 };
-    static const uint32_t enh[] = { 0xFFFFFF, 0x6AAAFF, 0xFAA0B5, 0xFF5032,
-                                    0xE50914 };
-    double dom[5];
-    const uint32_t *rng;
-    int k;
-    if (enhance) {
-        dom[0] = 0; dom[1] = 1; dom[2] = 3; dom[3] = max / 2.0; dom[4] = max;
-        rng = enh;
-        k = 5;
-    } else {
-        dom[0] = 0; dom[1] = max / 2.0; dom[2] = max;
-        rng = plain;
-        k = 3;
-    }
-    double x = v;
-    if (x <= dom[0] || max == 0) {
-        lerp(rng[0], rng[0], 0, buf);
-        return;
-    }
-    for (int i = 0; i + 1 < k; i++) {
-        if (dom[i + 1] > dom[i] && x >= dom[i] && x <= dom[i + 1]) {
-            lerp(rng[i], rng[i + 1], (x - dom[i]) / (dom[i + 1] - dom[i]),
-                 buf);
-            return;
-        }
-    }
-    lerp(rng[k - 1], rng[k - 1], 0, buf);
-}
-
-/* ---- JSON and SVG -------------------------------------------------------- */
-
-static void row_label(strbuf *sb, int rows, int row)
-{
-    /* FlameScope: 1000 * i / R, i = rows - 1 - row */
-    sb_printf(sb, "%.15g", 1000.0 * (rows - 1 - row) / rows);
-}
-
-int heatmap_write_json(FILE *out, const heatmap *h)
-{
-    strbuf sb = STRBUF_INIT;
-    sb_adds(&sb, "{\"rows\": [");
-    for (int r = 0; r < h->rows; r++) {
-        if (r)
-            sb_adds(&sb, ", ");
-        row_label(&sb, h->rows, r);
-    }
-    sb_adds(&sb, "], \"columns\": [");
-    for (int c = 0; c < h->cols; c++)
-        sb_printf(&sb, "%s%d", c ? ", " : "", c);
-    sb_adds(&sb, "], \"values\": [");
-    for (int c = 0; c < h->cols; c++) {
-        sb_adds(&sb, c ? ", [" : "[");
-        for (int r = 0; r < h->rows; r++)
-            sb_printf(&sb, "%s%" PRIu32, r ? ", " : "",
-                      heatmap_value(h, c, r));
-        sb_addc(&sb, ']');
-        if (sb.len > (1 << 20)) {
-            fwrite(sb.buf, 1, sb.len, out);
-            sb_reset(&sb);
-        }
-    }
-    sb_printf(&sb, "], \"maxvalue\": %" PRIu32 ", \"start\": ", h->maxvalue);
-    fmt_time(&sb, h->start_us);
-    sb_adds(&sb, ", \"end\": ");
-    fmt_time(&sb, h->end_us);
-    sb_adds(&sb, "}\n");
-    fwrite(sb.buf, 1, sb.len, out);
-    sb_free(&sb);
-    return ferror(out) ? -1 : 0;
-}
-
-void hm_geometry(const heatmap *h, double *cw, double *ch)
-{
-    double w = 1200.0 / (h->cols ? h->cols : 1);
-    *cw = w < 6 ? 6 : w > 10 ? 10 : w;
-    double r = 400.0 / (h->rows ? h->rows : 1);
-    *ch = r < 3 ? 3 : r > 20 ? 20 : r;
-}
-
-int heatmap_write_svg(FILE *out, const heatmap *h, const hm_output *o)
-{
-    double cw, ch;
-    hm_geometry(h, &cw, &ch);
-    const double left = 60, top = 40, bottom = 40;
-    double W = left + cw * h->cols + 20, H = top + ch * h->rows + bottom;
-    strbuf sb = STRBUF_INIT;
-    sb_printf(&sb, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-              "<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" "
-              "viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n"
-              "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" "
-              "fill=\"#ffffff\"/>\n"
-              "<text x=\"%.0f\" y=\"24\" font-family=\"Verdana\" "
-              "font-size=\"17\" text-anchor=\"middle\">", W, H, W, H, W / 2);
-    const char *title = o && o->title ? o->title : "Heat map";
-    for (const char *p = title; *p; p++) {
-        if (*p == '<') sb_adds(&sb, "&lt;");
-        else if (*p == '&') sb_adds(&sb, "&amp;");
-        else if (*p == '>') sb_adds(&sb, "&gt;");
-        else sb_addc(&sb, *p);
-    }
-    sb_adds(&sb, "</text>\n<g font-family=\"Verdana\" font-size=\"10\">\n");
-    for (int r = 0; r < h->rows; r += (h->rows >= 20 ? h->rows / 10 : 1)) {
-        sb_printf(&sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
-                  left - 4, top + ch * r + ch - 1);
-        row_label(&sb, h->rows, r);
-        sb_adds(&sb, "</text>\n");
-    }
-    int step = h->cols > 60 ? 10 : h->cols > 20 ? 5 : 1;
-    for (int c = 0; c < h->cols; c += step)
-        sb_printf(&sb, "<text x=\"%.1f\" y=\"%.1f\">%d</text>\n",
-                  left + cw * c, top + ch * h->rows + 14, c);
-    sb_printf(&sb, "<text x=\"%.1f\" y=\"%.1f\">seconds since ",
-              left, top + ch * h->rows + 30);
-    fmt_time(&sb, h->base_s * US);
-    sb_adds(&sb, "; rows: millisecond offset</text>\n</g>\n<g id=\"cells\">\n");
-    for (int c = 0; c < h->cols; c++) {
-        for (int r = 0; r < h->rows; r++) {
-            uint32_t v = heatmap_value(h, c, r);
-            char col[8];
-            hm_color(v, h->maxvalue, o && o->enhance, col);
-            sb_printf(&sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-                      "height=\"%.1f\" fill=\"%s\"><title>second: %d, "
-                      "millisecond: ", left + cw * c, top + ch * r, cw, ch,
-                      col, c);
-            row_label(&sb, h->rows, r);
-            sb_printf(&sb, ", count: %" PRIu32 "</title></rect>\n", v);
-        }
-        if (sb.len > (1 << 20)) {
-            fwrite(sb.buf, 1, sb.len, out);
-            sb_reset(&sb);
-        }
-    }
-    sb_adds(&sb, "</g>\n</svg>\n");
-    fwrite(sb.buf, 1, sb.len, out);
-    sb_free(&sb);
-    return ferror(out) ? -1 : 0;
 }

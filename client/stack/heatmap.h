@@ -41,23 +41,23 @@
 #include "client/stack/stacktab.h"
 #include "client/util/strbuf.h"
 
-#define HM_DEFAULT_ROWS 50
-#define HM_MAX_ROWS     1000
+#define HEATMAP_DEFAULT_ROWS 50
+#define HEATMAP_MAX_ROWS     1000
 /* More columns than this is a clock jump, not a profile (one day). */
-#define HM_MAX_COLUMNS  86400
+#define HEATMAP_MAX_COLUMNS  86400
 /* Forward gaps at least this long are reported. */
-#define HM_GAP_US       ((int64_t)5000000)
+#define HEATMAP_GAP_US       ((int64_t)5000000)
 
-typedef struct hm_sample {
+typedef struct heatmap_sample {
     int64_t  t_us;      /* microseconds since the epoch (or perf's clock) */
     uint32_t stack;     /* stacktab entry */
     uint32_t w;         /* samples it stands for (>= 1) */
-} hm_sample;
+} heatmap_sample;
 
 typedef struct heatmap {
     stacktab  *tab;            /* owned */
     bool       keep_idle;
-    hm_sample *s;              /* non-idle samples (all with keep_idle) */
+    heatmap_sample *s;              /* non-idle samples (all with keep_idle) */
     size_t     n, cap;
     uint8_t   *idle;           /* per entry: 0 unknown, 1 idle, 2 busy */
     size_t     idle_cap;
@@ -73,7 +73,7 @@ typedef struct heatmap {
     int64_t    max_back_us;    /* largest step back */
     int64_t    max_gap_us;     /* largest step forward */
     int64_t    gap_from_us;    /* where that step started */
-    uint64_t   gaps;           /* forward steps >= HM_GAP_US */
+    uint64_t   gaps;           /* forward steps >= HEATMAP_GAP_US */
     /* the grid, after heatmap_grid() */
     int        rows, cols;
     int64_t    base_s;         /* floor(start) in seconds */
@@ -82,20 +82,20 @@ typedef struct heatmap {
 } heatmap;
 
 /* ---- the arithmetic, exposed for tests ------------------------------ */
-int64_t hm_floor_div(int64_t a, int64_t b);
+int64_t heatmap_floor_div(int64_t a, int64_t b);
 /* Columns for samples from start to end: floor(end) - floor(start) + 1. */
-int64_t hm_columns(int64_t start_us, int64_t end_us);
+int64_t heatmap_columns(int64_t start_us, int64_t end_us);
 /* The cell of a sample at t_us in a grid based at base_s seconds. */
-void hm_cell(int64_t t_us, int64_t base_s, int rows, int *col, int *row);
+void heatmap_cell(int64_t t_us, int64_t base_s, int rows, int *col, int *row);
 /* First microsecond (offset within the second) of the bucket shown in
  * row `row`: ceil(k * 1e6 / rows) with k = rows - 1 - row. */
-int64_t hm_row_start_us(int rows, int row);
+int64_t heatmap_row_start_us(int rows, int row);
 /* FlameScope's idle regex, on a folded stack. */
-bool hm_is_idle(const char *stack, size_t len);
+bool heatmap_is_idle(const char *stack, size_t len);
 /* The timestamp of a perf script header line ("comm pid [cpu] 123.456789:
  * ..."), as integer microseconds (digits past the sixth decimal are
  * dropped); -1 if the line has none. */
-int64_t hm_perf_time_us(const char *line, size_t n);
+int64_t heatmap_perf_time_us(const char *line, size_t n);
 
 /* ---- collecting ------------------------------------------------------ */
 heatmap *heatmap_new(bool keep_idle);
@@ -107,7 +107,7 @@ void     heatmap_add_entry(heatmap *h, size_t entry, int64_t t_us);
 void     heatmap_add_weighted(heatmap *h, size_t entry, int64_t t_us,
                               double count);
 /* count as a cell weight: rounded, at least 1, at most UINT32_MAX. */
-uint32_t hm_weight(double count);
+uint32_t heatmap_weight(double count);
 /* Convenience (tests): add the stack to the table, then the sample. */
 void     heatmap_add(heatmap *h, const char *stack, int64_t t_us);
 /* A sample without a time: counted, not placed. */
@@ -120,28 +120,7 @@ uint32_t heatmap_value(const heatmap *h, int col, int row);
 /* Human-readable warnings (out-of-order samples, gaps, idle dropped),
  * one per line, appended to out. */
 void heatmap_warnings(const heatmap *h, strbuf *out);
-
-/* ---- colour ------------------------------------------------------------ */
-/* FlameScope's scales: white → #FF5032 → #E50914 over [0, M/2, M], or
- * enhanced: [0, 1, 3, M/2, M] onto white, #6AAAFF, #FAA0B5, #FF5032,
- * #E50914.  Writes "#rrggbb" into buf (8 bytes). */
-void hm_color(uint32_t v, uint32_t max, bool enhance, char buf[8]);
-
-/* Cell width and height in pixels (width clamped to 6-10 as FlameScope). */
-void hm_geometry(const heatmap *h, double *cw, double *ch);
-
-/* ---- output ------------------------------------------------------------ */
-typedef struct hm_output {
-    const char *title;     /* NULL: "Heat map" */
-    const char *source;    /* description of the input, for the page */
-    bool        enhance;
-} hm_output;
-
-/* FlameScope's JSON: rows, columns, values (column-major), maxvalue. */
-int heatmap_write_json(FILE *out, const heatmap *h);
-/* The static heat map. */
-int heatmap_write_svg(FILE *out, const heatmap *h, const hm_output *o);
-/* The interactive page (html_heatmap.c). */
-int heatmap_write_html(FILE *out, const heatmap *h, const hm_output *o);
+/* A time in microseconds as "seconds.micros" ("1796000523.000100"). */
+void heatmap_time_text(strbuf *sb, int64_t us);
 
 #endif
