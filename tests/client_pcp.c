@@ -365,7 +365,7 @@ static int parse(cmd_opts *o, int groups, const char *args)
     FILE *devnull = fopen("/dev/null", "w");
     dup2(fileno(devnull), 2);
     dup2(fileno(devnull), 1);
-    int rc = cmdopts_parse(o, groups, argc, argv, "test usage");
+    int rc = cmd_opts_parse(o, groups, argc, argv, "test usage");
     fflush(stderr);
     fflush(stdout);
     dup2(saved, 2);
@@ -420,6 +420,13 @@ START_TEST(pcp_options_parse)
     ck_assert_int_eq(parse(&o, G, "fold --by-host f"), 2);
     ck_assert_int_eq(parse(&o, G, "fold -a x -T 1 -T 2 m"), 2);
     ck_assert_int_eq(parse(&o, OPTS_INPUT, "fold -h a m"), 2); /* not here */
+    ck_assert_str_eq(o.error, "option not valid here: -h");
+    ck_assert_int_eq(parse(&o, G, "fold --rows=5 f"), 2);
+    ck_assert_str_eq(o.error, "option not valid here: --rows=5");
+    ck_assert_int_eq(parse(&o, G, "fold --frobnicate f"), 2);
+    ck_assert_str_eq(o.error, "unknown option: --frobnicate");
+    ck_assert_int_eq(parse(&o, G, "fold -t"), 2);
+    ck_assert_str_eq(o.error, "missing argument: -t");
 
     /* diff takes two windows */
     ck_assert_int_eq(parse(&o, G | OPTS_DIFF, "diff -a x -S 1 -S 2 -T 3 -T 4 m"), 0);

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "client/cmd/options.h"
+#include "client/cmd/inout.h"
 #include "client/cmd/builtin.h"
 #include "client/stack/heatmap.h"
 #include "client/util/outfile.h"
@@ -294,7 +294,7 @@ static int parse_args(cmd_opts *o, int groups, const char *args)
     int saved = dup(2);
     FILE *devnull = fopen("/dev/null", "w");
     dup2(fileno(devnull), 2);
-    int rc = cmdopts_parse(o, groups, argc, argv, "test");
+    int rc = cmd_opts_parse(o, groups, argc, argv, "test");
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
@@ -302,7 +302,7 @@ static int parse_args(cmd_opts *o, int groups, const char *args)
     return rc;
 }
 
-#define FLAME (OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_TREE | OPTS_RUN)
+#define FLAME (OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_TREE | OPTS_FROM_RUN)
 #define DIFF  (FLAME | OPTS_DIFF)
 #define FOLD  (OPTS_INPUT | OPTS_PCP)
 

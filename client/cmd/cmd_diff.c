@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include "client/cmd/options.h"
+#include "client/cmd/inout.h"
 #include "client/cmd/builtin.h"
 #include "client/render/flamesvg.h"
 #include "client/stack/flametree.h"
@@ -90,8 +90,9 @@ static int read_live_windows(const cmd_opts *o, stacktab *tab)
 int cmd_diff(int argc, char **argv)
 {
     cmd_opts o;
-    int rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_DIFF
-                               | OPTS_TREE | OPTS_RUN, argc, argv, diff_usage);
+    int rc = cmd_opts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_DIFF
+                                | OPTS_TREE | OPTS_FROM_RUN | OPTS_OUTPUT,
+                            argc, argv, diff_usage);
     if (rc)
         return rc == 1 ? 0 : rc;
     bool pcp = pcp_options_active(&o.pcp);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/cmd/options.h"
+#include "client/cmd/inout.h"
 #include "client/cmd/builtin.h"
 #include "client/render/flamesvg.h"
 #include "client/stack/flametree.h"
@@ -24,8 +24,9 @@ static const char flame_usage[] =
 int cmd_flame(int argc, char **argv)
 {
     cmd_opts o;
-    int rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_TREE
-                               | OPTS_RUN, argc, argv, flame_usage);
+    int rc = cmd_opts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_TREE
+                                | OPTS_FROM_RUN | OPTS_OUTPUT, argc, argv,
+                            flame_usage);
     if (rc)
         return rc == 1 ? 0 : rc;
     const char *fmt = o.format ? o.format : "svg";

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/cmd/options.h"
+#include "client/cmd/inout.h"
 #include "client/cmd/builtin.h"
 #include "client/render/folded_out.h"
 #include "client/render/speedscope.h"
@@ -20,7 +20,8 @@ static const char fold_usage[] =
 int cmd_fold(int argc, char **argv)
 {
     cmd_opts o;
-    int rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_PCP, argc, argv, fold_usage);
+    int rc = cmd_opts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_OUTPUT, argc, argv,
+                            fold_usage);
     if (rc)
         return rc == 1 ? 0 : rc;
     const char *fmt = o.format ? o.format : "folded";

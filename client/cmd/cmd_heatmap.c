@@ -10,13 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/cmd/options.h"
+#include "client/cmd/inout.h"
 #include "client/input/collapse_perf.h"
 #include "client/input/linereader.h"
 #include "client/render/heatmap_out.h"
 #include "client/stack/heatmap.h"
 #include "client/stack/stacksink.h"
-#include "client/util/xalloc.h"
 
 static const char heatmap_usage[] =
     "staprelay heatmap [--rows N] [--enhance] [--keep-idle] "
@@ -135,41 +134,6 @@ static int read_perf(const char *cmd, const char *path,
     return rc;
 }
 
-/* Take out the options cmdopts does not know. */
-static int own_options(int *argc, char **argv, int *rows, bool *enhance,
-                       bool *keep_idle)
-{
-    int out = 1;
-    bool done = false;
-    for (int i = 1; i < *argc; i++) {
-        const char *a = argv[i];
-        if (!done && strcmp(a, "--") == 0)
-            done = true;
-        if (!done && (strcmp(a, "--rows") == 0
-                      || strncmp(a, "--rows=", 7) == 0)) {
-            const char *v = a[6] == '=' ? a + 7 : (i + 1 < *argc ? argv[++i]
-                                                                : NULL);
-            char *end;
-            long r = v ? strtol(v, &end, 10) : 0;
-            if (v == NULL || *v == '\0' || *end || r < 1 || r > HEATMAP_MAX_ROWS) {
-                fprintf(stderr, "staprelay heatmap: --rows takes 1 to %d%s%s\n",
-                        HEATMAP_MAX_ROWS, v ? ": " : "", v ? v : "");
-                return 2;
-            }
-            *rows = (int)r;
-        } else if (!done && strcmp(a, "--enhance") == 0) {
-            *enhance = true;
-        } else if (!done && strcmp(a, "--keep-idle") == 0) {
-            *keep_idle = true;
-        } else {
-            argv[out++] = argv[i];
-        }
-    }
-    argv[out] = NULL;
-    *argc = out;
-    return 0;
-}
-
 static void describe(strbuf *sb, const cmd_opts *o, const heatmap *h,
                      const pcp_run *run)
 {
@@ -214,31 +178,22 @@ static void describe(strbuf *sb, const cmd_opts *o, const heatmap *h,
 
 int cmd_heatmap(int argc, char **argv)
 {
-    int rows = HEATMAP_DEFAULT_ROWS;
-    bool enhance = false, keep_idle = false;
-    char **args = xmalloc((size_t)(argc + 1) * sizeof *args);
-    memcpy(args, argv, (size_t)argc * sizeof *args);
-    args[argc] = NULL;
-    int rc = own_options(&argc, args, &rows, &enhance, &keep_idle);
     cmd_opts o;
-    if (rc == 0)
-        rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_RUN,
-                           argc, args, heatmap_usage);
-    if (rc) {
-        free(args);
+    int rc = cmd_opts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG
+                                | OPTS_FROM_RUN | OPTS_OUTPUT | OPTS_HEATMAP,
+                            argc, argv, heatmap_usage);
+    if (rc)
         return rc == 1 ? 0 : rc;
-    }
     const char *fmt = o.format ? o.format : "html";
     if (strcmp(fmt, "html") && strcmp(fmt, "svg") && strcmp(fmt, "json")) {
         fprintf(stderr, "staprelay heatmap: unknown --format %s (html, svg "
                 "or json)\n", fmt);
-        free(args);
         return 2;
     }
     pcp_run run;
     memset(&run, 0, sizeof run);
     o.pcp.run_info = o.pcp.run ? &run : NULL;
-    heatmap *h = heatmap_new(keep_idle);
+    heatmap *h = heatmap_new(o.keep_idle);
     collect_ctx ctx = { h, -1 };
     if (pcp_options_active(&o.pcp)) {
         cmd_opts po = o;
@@ -253,7 +208,7 @@ int cmd_heatmap(int argc, char **argv)
             rc = read_perf("heatmap", o.files[i], &o.in, &ctx);
     }
     strbuf err = STRBUF_INIT;
-    if (rc == 0 && heatmap_grid(h, rows, &err) < 0) {
+    if (rc == 0 && heatmap_grid(h, o.rows, &err) < 0) {
         fprintf(stderr, "staprelay heatmap: %s\n", err.buf);
         rc = 2;
     }
@@ -274,7 +229,7 @@ int cmd_heatmap(int argc, char **argv)
         } else {
             strbuf src = STRBUF_INIT;
             describe(&src, &o, h, &run);
-            heatmap_page ho = { o.svg.title, src.buf, enhance };
+            heatmap_page ho = { o.svg.title, src.buf, o.enhance };
             if (strcmp(fmt, "json") == 0)
                 heatmap_write_json(out, h);
             else if (strcmp(fmt, "svg") == 0)
@@ -288,6 +243,5 @@ int cmd_heatmap(int argc, char **argv)
     sb_free(&err);
     heatmap_free(h);
     pcp_run_free(&run);
-    free(args);
     return rc;
 }

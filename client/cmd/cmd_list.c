@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "client/cmd/options.h"
 #include "client/run/run.h"
+
+/* list: the scripts, their options and the backends that can run them */
+static const char list_usage[] = "staprelay list";
 
 /* "stap bpf(no) perf": the backends that could run s, and whether they
  * can here. */
@@ -30,18 +34,14 @@ static const char *backends_here(const run_script *s, const run_env *e, char *bu
 
 int cmd_list(int argc, char **argv)
 {
-    (void)argv;
-    if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        printf("usage: staprelay list\n\nLists the bundled scripts, their options and "
-               "the backends (stap, bpf, perf) that can run them here.\n");
-        return 0;
-    }
-    if (argc > 1) {
-        fprintf(stderr, "staprelay list: takes no arguments\nusage: staprelay list\n");
-        return RUN_EXIT_USAGE;
-    }
+    cmd_opts o;
+    int rc = cmd_opts_parse(&o, 0, argc, argv, list_usage);
+    if (rc == 0 && o.nfiles > 0)
+        rc = cmd_opts_error(&o, list_usage, "takes no arguments");
+    if (rc)
+        return rc == 1 ? 0 : RUN_EXIT_USAGE;
     run_catalog c;
-    int rc = run_catalog_load_bundled(&c, "list");
+    rc = run_catalog_load_bundled(&c, "list");
     if (rc)
         return rc;
     run_env e;

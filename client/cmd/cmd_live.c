@@ -11,14 +11,13 @@
 #include <time.h>
 #include <pcp/pmapi.h>
 
-#include "client/cmd/options.h"
+#include "client/cmd/inout.h"
 #include "client/render/flamesvg.h"
 #include "client/render/heatmap_out.h"
 #include "client/stack/flametree.h"
 #include "client/stack/heatmap.h"
 #include "client/stack/live_window.h"
 #include "client/util/utf8.h"
-#include "client/util/xalloc.h"
 
 static const char live_usage[] =
     "staprelay live --dir DIR -h HOST[:PORT] [--window-minutes N] "
@@ -377,114 +376,19 @@ static int on_round(void *arg, int status)
     return 0;
 }
 
-/* ---- options -------------------------------------------------------------- */
-
-static bool long_arg(int argc, char **argv, int *i, const char *name,
-                     const char **val)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0)
-        return false;
-    if (a[n] == '=') {
-        *val = a + n + 1;
-        return true;
-    }
-    if (a[n] != '\0')
-        return false;
-    *val = *i + 1 < argc ? argv[++*i] : NULL;
-    return true;
-}
-
-static int number(const char *opt, const char *v, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long r = v ? strtol(v, &end, 10) : 0;
-    if (v == NULL || *v == '\0' || *end || errno || r < lo || r > hi) {
-        fprintf(stderr, "staprelay live: %s takes %ld to %ld%s%s\n", opt, lo,
-                hi, v ? ": " : "", v ? v : "");
-        return 2;
-    }
-    *out = r;
-    return 0;
-}
-
-static int own_options(int *argc, char **argv, live_ctx *c, long *max)
-{
-    int out = 1;
-    bool done = false;
-    for (int i = 1; i < *argc; i++) {
-        const char *v = NULL;
-        long r;
-        if (!done && strcmp(argv[i], "--") == 0) {
-            done = true;
-            argv[out++] = argv[i];
-        } else if (!done && long_arg(*argc, argv, &i, "--dir", &v)) {
-            if (v == NULL || *v == '\0') {
-                fprintf(stderr, "staprelay live: --dir needs a directory\n");
-                return 2;
-            }
-            c->dir = v;
-        } else if (!done && long_arg(*argc, argv, &i, "--window-minutes", &v)) {
-            if (number("--window-minutes", v, 1, HEATMAP_MAX_COLUMNS / 60 - 1, &r))
-                return 2;
-            c->window_min = r;
-        } else if (!done && long_arg(*argc, argv, &i, "--flame-seconds", &v)) {
-            if (number("--flame-seconds", v, 1, 86400, &r))
-                return 2;
-            c->flame_s = r;
-        } else if (!done && long_arg(*argc, argv, &i, "--rows", &v)) {
-            if (number("--rows", v, 1, HEATMAP_MAX_ROWS, &r))
-                return 2;
-            c->rows = (int)r;
-        } else if (!done && long_arg(*argc, argv, &i, "--max-samples", &v)) {
-            if (number("--max-samples", v, 1000, 1000000000L, &r))
-                return 2;
-            *max = r;
-        } else if (!done && long_arg(*argc, argv, &i, "--heatmap", &v)) {
-            if (v && strcmp(v, "html") == 0) {
-                c->want_html = true, c->want_svg = false;
-            } else if (v && strcmp(v, "svg") == 0) {
-                c->want_html = false, c->want_svg = true;
-            } else if (v && strcmp(v, "both") == 0) {
-                c->want_html = c->want_svg = true;
-            } else {
-                fprintf(stderr, "staprelay live: --heatmap takes html, svg "
-                        "or both\n");
-                return 2;
-            }
-        } else if (!done && strcmp(argv[i], "--enhance") == 0) {
-            c->enhance = true;
-        } else if (!done && strcmp(argv[i], "--keep-idle") == 0) {
-            c->keep_idle = true;
-        } else {
-            argv[out++] = argv[i];
-        }
-    }
-    argv[out] = NULL;
-    *argc = out;
-    return 0;
-}
-
 int cmd_live(int argc, char **argv)
 {
-    live_ctx c = { .window_min = 10, .flame_s = 30, .rows = HEATMAP_DEFAULT_ROWS,
-                   .want_html = true, .want_svg = true,
-                   .grid_err = STRBUF_INIT, .gaptext = STRBUF_INIT };
-    long max = 2000000;
-    char **args = xmalloc((size_t)(argc + 1) * sizeof *args);
-    memcpy(args, argv, (size_t)argc * sizeof *args);
-    args[argc] = NULL;
-    int rc = own_options(&argc, args, &c, &max);
     cmd_opts o;
-    if (rc == 0)
-        rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_TREE,
-                           argc, args, live_usage);
-    if (rc) {
-        free(args);
+    int rc = cmd_opts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_TREE
+                                | OPTS_OUTPUT | OPTS_HEATMAP | OPTS_LIVE,
+                            argc, argv, live_usage);
+    if (rc)
         return rc == 1 ? 0 : rc;
-    }
+    live_ctx c = { .dir = o.live_dir, .window_min = o.window_min,
+                   .flame_s = o.flame_s, .rows = o.rows,
+                   .enhance = o.enhance, .keep_idle = o.keep_idle,
+                   .want_html = o.want_html, .want_svg = o.want_svg,
+                   .grid_err = STRBUF_INIT, .gaptext = STRBUF_INIT };
     const char *why = NULL;
     if (c.dir == NULL)
         why = "--dir DIR is required";
@@ -499,16 +403,12 @@ int cmd_live(int argc, char **argv)
         why = "-o does not apply: the files go to --dir";
     else if (o.svg.flamechart)
         why = "--flamechart does not apply";
-    if (why) {
-        fprintf(stderr, "staprelay live: %s\nusage: %s\n", why, live_usage);
-        free(args);
-        return 2;
-    }
+    if (why)
+        return cmd_opts_error(&o, live_usage, "%s", why);
     struct stat sbuf;
     if (stat(c.dir, &sbuf) < 0 || !S_ISDIR(sbuf.st_mode)) {
         fprintf(stderr, "staprelay live: %s: %s\n", c.dir,
                 stat(c.dir, &sbuf) < 0 ? strerror(errno) : "not a directory");
-        free(args);
         return 1;
     }
     if (o.pcp.interval == NULL)
@@ -521,7 +421,7 @@ int cmd_live(int argc, char **argv)
     c.o = &o;
     c.metric = o.pcp.metrics[0];
     c.host = o.pcp.hosts[0];
-    c.w = lw_new((size_t)max);
+    c.w = lw_new((size_t)o.max_samples);
     c.now_us = c.last_ok_us = wall_us();
     o.pcp.on_stack = on_stack;
     o.pcp.on_round = on_round;
@@ -550,6 +450,5 @@ int cmd_live(int argc, char **argv)
     sb_free(&c.grid_err);
     sb_free(&c.gaptext);
     lw_free(c.w);
-    free(args);
     return rc;
 }

@@ -7,34 +7,26 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "client/cmd/options.h"
 #include "client/run/run.h"
 #include "client/util/strbuf.h"
 
-static void run_usage(FILE *fp)
-{
-    fprintf(fp,
-            "usage: staprelay run SCRIPT [-T DURATION] [--name NAME] [--backend stap|bpf|perf]\n"
-            "                     [--hz N] [--pid P | --cmd C] [--kernel-only | --user-only]\n"
-            "                     [--dir DIR]\n"
-            "Runs a bundled script (staprelay list) until DURATION or Ctrl-C; its metrics\n"
-            "appear as staprelay.NAME.* (default NAME: staprelay_SCRIPT).\n");
-}
+static const char run_usage[] =
+    "staprelay run SCRIPT [-T DURATION] [--name NAME] [--backend stap|bpf|perf]\n"
+    "                     [--hz N] [--pid P | --cmd C] [--kernel-only | --user-only]\n"
+    "                     [--dir DIR]\n"
+    "Runs a bundled script (staprelay list) until DURATION or Ctrl-C; its metrics\n"
+    "appear as staprelay.NAME.* (default NAME: staprelay_SCRIPT).";
 
 int cmd_run(int argc, char **argv)
 {
-    run_opts o;
-    char err[512];
-    if (run_parse_args(argc, argv, &o, err, sizeof err) != 0) {
-        fprintf(stderr, "staprelay run: %s\n", err);
-        run_usage(stderr);
-        return RUN_EXIT_USAGE;
-    }
-    if (o.help) {
-        run_usage(stdout);
-        return 0;
-    }
+    cmd_opts opts;
+    int rc = cmd_opts_parse(&opts, OPTS_SCRIPT, argc, argv, run_usage);
+    if (rc)
+        return rc == 1 ? 0 : RUN_EXIT_USAGE;
+    const run_opts o = opts.script;
     run_catalog c;
-    int rc = run_catalog_load_bundled(&c, "run");
+    rc = run_catalog_load_bundled(&c, "run");
     if (rc)
         return rc;
     const run_script *s = run_catalog_find(&c, o.script);

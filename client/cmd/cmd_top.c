@@ -1,7 +1,7 @@
 /* cmd_top: `staprelay top` -- heaviest frames as a table or JSON. */
 #include <string.h>
 
-#include "client/cmd/options.h"
+#include "client/cmd/inout.h"
 #include "client/cmd/builtin.h"
 #include "client/stack/top.h"
 
@@ -14,7 +14,8 @@ static const char top_usage[] =
 int cmd_top(int argc, char **argv)
 {
     cmd_opts o;
-    int rc = cmdopts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_TOP, argc, argv, top_usage);
+    int rc = cmd_opts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_TOP | OPTS_OUTPUT,
+                            argc, argv, top_usage);
     if (rc)
         return rc == 1 ? 0 : rc;
     const char *fmt = o.format ? o.format : "table";

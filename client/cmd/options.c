@@ -1,15 +1,16 @@
-/* cmdopts: option parsing and I/O helpers for subcommands. */
+/* options: the one command-line parser (see options.h). */
 #include "client/cmd/options.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "client/util/xalloc.h"
+#include "client/stack/heatmap.h"
 
 enum {
     O_INPUT_FORMAT = 256, O_PID, O_TID, O_KERNEL, O_JIT, O_ALL, O_ADDRS,
@@ -17,78 +18,137 @@ enum {
     O_FONTSIZE, O_FONTTYPE, O_FONTWIDTH, O_MINWIDTH, O_COLORS, O_HASH,
     O_REVERSE, O_INVERTED, O_FLAMECHART, O_SORT, O_FORMAT, O_NOTES,
     O_NORMALIZE, O_STRIP_HEX, O_NEGATE, O_ELIDED, O_FOLDED, O_LIMIT, O_BY,
-    O_HELP, O_METRIC, O_BY_HOST, O_RUN, O_OUTPUT_DIR, O_NAME,
+    O_HELP, O_OUTPUT, O_HOST, O_ARCHIVE, O_INTERVAL, O_START, O_FINISH,
+    O_METRIC, O_BY_HOST, O_RUN, O_OUTPUT_DIR, O_LABEL,
+    O_ROWS, O_ENHANCE, O_KEEP_IDLE,
+    O_LIVE_DIR, O_WINDOW_MINUTES, O_FLAME_SECONDS, O_MAX_SAMPLES,
+    O_HEATMAP_KIND,
+    O_DURATION, O_SCRIPT_NAME, O_HZ, O_SCRIPT_PID, O_CMD, O_KERNEL_ONLY,
+    O_USER_ONLY, O_SCRIPT_DIR, O_BACKEND,
 };
 
-static const struct option long_opts[] = {
-    { "input-format", required_argument, NULL, O_INPUT_FORMAT },
-    { "pid",          no_argument,       NULL, O_PID },
-    { "tid",          no_argument,       NULL, O_TID },
-    { "kernel",       no_argument,       NULL, O_KERNEL },
-    { "jit",          no_argument,       NULL, O_JIT },
-    { "all",          no_argument,       NULL, O_ALL },
-    { "addrs",        no_argument,       NULL, O_ADDRS },
-    { "title",        required_argument, NULL, O_TITLE },
-    { "subtitle",     required_argument, NULL, O_SUBTITLE },
-    { "countname",    required_argument, NULL, O_COUNTNAME },
-    { "nametype",     required_argument, NULL, O_NAMETYPE },
-    { "width",        required_argument, NULL, O_WIDTH },
-    { "height",       required_argument, NULL, O_HEIGHT },
-    { "fontsize",     required_argument, NULL, O_FONTSIZE },
-    { "fonttype",     required_argument, NULL, O_FONTTYPE },
-    { "fontwidth",    required_argument, NULL, O_FONTWIDTH },
-    { "minwidth",     required_argument, NULL, O_MINWIDTH },
-    { "colors",       required_argument, NULL, O_COLORS },
-    { "palette",      required_argument, NULL, O_COLORS },
-    { "hash",         no_argument,       NULL, O_HASH },
-    { "reverse",      no_argument,       NULL, O_REVERSE },
-    { "inverted",     no_argument,       NULL, O_INVERTED },
-    { "flamechart",   no_argument,       NULL, O_FLAMECHART },
-    { "sort",         required_argument, NULL, O_SORT },
-    { "format",       required_argument, NULL, O_FORMAT },
-    { "notes",        required_argument, NULL, O_NOTES },
-    { "normalize",    no_argument,       NULL, O_NORMALIZE },
-    { "strip-hex",    no_argument,       NULL, O_STRIP_HEX },
-    { "negate",       no_argument,       NULL, O_NEGATE },
-    { "elided",       no_argument,       NULL, O_ELIDED },
-    { "folded",       no_argument,       NULL, O_FOLDED },
-    { "limit",        required_argument, NULL, O_LIMIT },
-    { "by",           required_argument, NULL, O_BY },
-    { "output",       required_argument, NULL, 'o' },
-    { "host",         required_argument, NULL, 'h' },
-    { "archive",      required_argument, NULL, 'a' },
-    { "interval",     required_argument, NULL, 't' },
-    { "start",        required_argument, NULL, 'S' },
-    { "finish",       required_argument, NULL, 'T' },
-    { "metric",       required_argument, NULL, O_METRIC },
-    { "by-host",      no_argument,       NULL, O_BY_HOST },
-    { "run",          required_argument, NULL, O_RUN },
-    { "output-dir",   required_argument, NULL, O_OUTPUT_DIR },
-    { "name",         required_argument, NULL, O_NAME },
-    { "help",         no_argument,       NULL, O_HELP },
-    { NULL, 0, NULL, 0 },
-};
+/* Every option of every command.  A long name or a short letter may
+ * stand in two groups that no command accepts together (--pid, --name,
+ * --dir, -T, -n). */
+typedef struct opt_def {
+    const char *name;
+    int         has_arg;     /* no_argument / required_argument */
+    int         letter;      /* short option, or 0 */
+    int         id;
+    int         group;       /* OPTS_*; 0: every command */
+} opt_def;
 
-static int group_of(int opt)
+static const opt_def options[] = {
+    { "help",           no_argument,       0,   O_HELP,           0 },
+    { "output",         required_argument, 'o', O_OUTPUT,         OPTS_OUTPUT },
+    { "format",         required_argument, 0,   O_FORMAT,         OPTS_OUTPUT },
+    { "input-format",   required_argument, 0,   O_INPUT_FORMAT,   OPTS_INPUT },
+    { "pid",            no_argument,       0,   O_PID,            OPTS_INPUT },
+    { "tid",            no_argument,       0,   O_TID,            OPTS_INPUT },
+    { "kernel",         no_argument,       0,   O_KERNEL,         OPTS_INPUT },
+    { "jit",            no_argument,       0,   O_JIT,            OPTS_INPUT },
+    { "all",            no_argument,       0,   O_ALL,            OPTS_INPUT },
+    { "addrs",          no_argument,       0,   O_ADDRS,          OPTS_INPUT },
+    { "title",          required_argument, 0,   O_TITLE,          OPTS_SVG },
+    { "subtitle",       required_argument, 0,   O_SUBTITLE,       OPTS_SVG },
+    { "countname",      required_argument, 0,   O_COUNTNAME,      OPTS_SVG },
+    { "nametype",       required_argument, 0,   O_NAMETYPE,       OPTS_SVG },
+    { "width",          required_argument, 0,   O_WIDTH,          OPTS_SVG },
+    { "height",         required_argument, 0,   O_HEIGHT,         OPTS_SVG },
+    { "fontsize",       required_argument, 0,   O_FONTSIZE,       OPTS_SVG },
+    { "fonttype",       required_argument, 0,   O_FONTTYPE,       OPTS_SVG },
+    { "fontwidth",      required_argument, 0,   O_FONTWIDTH,      OPTS_SVG },
+    { "minwidth",       required_argument, 0,   O_MINWIDTH,       OPTS_SVG },
+    { "colors",         required_argument, 0,   O_COLORS,         OPTS_SVG },
+    { "palette",        required_argument, 0,   O_COLORS,         OPTS_SVG },
+    { "hash",           no_argument,       0,   O_HASH,           OPTS_SVG },
+    { "inverted",       no_argument,       0,   O_INVERTED,       OPTS_SVG },
+    { "flamechart",     no_argument,       0,   O_FLAMECHART,     OPTS_SVG },
+    { "notes",          required_argument, 0,   O_NOTES,          OPTS_SVG },
+    { "reverse",        no_argument,       0,   O_REVERSE,        OPTS_TREE },
+    { "sort",           required_argument, 0,   O_SORT,           OPTS_TREE },
+    { "normalize",      no_argument,       'n', O_NORMALIZE,      OPTS_DIFF },
+    { "strip-hex",      no_argument,       's', O_STRIP_HEX,      OPTS_DIFF },
+    { "negate",         no_argument,       0,   O_NEGATE,         OPTS_DIFF },
+    { "elided",         no_argument,       0,   O_ELIDED,         OPTS_DIFF },
+    { "folded",         no_argument,       0,   O_FOLDED,         OPTS_DIFF },
+    { "limit",          required_argument, 'n', O_LIMIT,          OPTS_TOP },
+    { "by",             required_argument, 0,   O_BY,             OPTS_TOP },
+    /* -h is pmcd's host, as in every PCP tool; help is --help */
+    { "host",           required_argument, 'h', O_HOST,           OPTS_PCP },
+    { "archive",        required_argument, 'a', O_ARCHIVE,        OPTS_PCP },
+    { "interval",       required_argument, 't', O_INTERVAL,       OPTS_PCP },
+    { "start",          required_argument, 'S', O_START,          OPTS_PCP },
+    { "finish",         required_argument, 'T', O_FINISH,         OPTS_PCP },
+    { "metric",         required_argument, 0,   O_METRIC,         OPTS_PCP },
+    { "by-host",        no_argument,       0,   O_BY_HOST,        OPTS_PCP },
+    { "run",            required_argument, 0,   O_RUN,            OPTS_FROM_RUN },
+    { "output-dir",     required_argument, 0,   O_OUTPUT_DIR,     OPTS_FROM_RUN },
+    { "name",           required_argument, 0,   O_LABEL,          OPTS_FROM_RUN },
+    { "rows",           required_argument, 0,   O_ROWS,           OPTS_HEATMAP },
+    { "enhance",        no_argument,       0,   O_ENHANCE,        OPTS_HEATMAP },
+    { "keep-idle",      no_argument,       0,   O_KEEP_IDLE,      OPTS_HEATMAP },
+    { "dir",            required_argument, 0,   O_LIVE_DIR,       OPTS_LIVE },
+    { "window-minutes", required_argument, 0,   O_WINDOW_MINUTES, OPTS_LIVE },
+    { "flame-seconds",  required_argument, 0,   O_FLAME_SECONDS,  OPTS_LIVE },
+    { "max-samples",    required_argument, 0,   O_MAX_SAMPLES,    OPTS_LIVE },
+    { "heatmap",        required_argument, 0,   O_HEATMAP_KIND,   OPTS_LIVE },
+    { "duration",       required_argument, 'T', O_DURATION,       OPTS_SCRIPT },
+    { "name",           required_argument, 0,   O_SCRIPT_NAME,    OPTS_SCRIPT },
+    { "hz",             required_argument, 0,   O_HZ,             OPTS_SCRIPT },
+    { "pid",            required_argument, 0,   O_SCRIPT_PID,     OPTS_SCRIPT },
+    { "cmd",            required_argument, 0,   O_CMD,            OPTS_SCRIPT },
+    { "kernel-only",    no_argument,       0,   O_KERNEL_ONLY,    OPTS_SCRIPT },
+    { "user-only",      no_argument,       0,   O_USER_ONLY,      OPTS_SCRIPT },
+    { "dir",            required_argument, 0,   O_SCRIPT_DIR,     OPTS_SCRIPT },
+    { "backend",        required_argument, 0,   O_BACKEND,        OPTS_SCRIPT },
+};
+#define NOPTIONS (sizeof options / sizeof options[0])
+
+static bool accepted(const opt_def *d, int groups)
 {
-    if (opt == O_RUN || opt == O_OUTPUT_DIR || opt == O_NAME)
-        return OPTS_RUN;
-    if (opt == 'h' || opt == 'a' || opt == 't' || opt == 'S' || opt == 'T'
-        || opt == O_METRIC || opt == O_BY_HOST)
-        return OPTS_PCP;
-    if (opt >= O_INPUT_FORMAT && opt <= O_ADDRS)
-        return OPTS_INPUT;
-    if ((opt >= O_TITLE && opt <= O_HASH) || opt == O_INVERTED
-        || opt == O_FLAMECHART || opt == O_NOTES)
-        return OPTS_SVG;
-    if (opt == O_REVERSE || opt == O_SORT)
-        return OPTS_TREE;
-    if (opt >= O_NORMALIZE && opt <= O_FOLDED)
-        return OPTS_DIFF;
-    if (opt == O_LIMIT || opt == O_BY || opt == 'n')
-        return OPTS_TOP;
-    return 0;   /* always allowed */
+    return d->group == 0 || (groups & d->group);
 }
+
+/* ---- errors ---------------------------------------------------------------- */
+
+static int vusage_error(cmd_opts *o, const char *usage, const char *fmt,
+                        va_list ap)
+{
+    vsnprintf(o->error, sizeof o->error, fmt, ap);
+    fprintf(stderr, "staprelay %s: %s\n", o->command, o->error);
+    fprintf(stderr, "usage: %s\n", usage);
+    return 2;
+}
+
+int cmd_opts_error(cmd_opts *o, const char *usage, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vusage_error(o, usage, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* An option getopt did not take: one of another command's groups (not
+ * valid here), or none at all (unknown). */
+static int not_taken(cmd_opts *o, const char *usage, const char *arg)
+{
+    size_t n = strcspn(arg, "=");
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        const opt_def *d = &options[i];
+        bool is_long = arg[0] == '-' && arg[1] == '-'
+                       && strlen(d->name) == n - 2
+                       && strncmp(arg + 2, d->name, n - 2) == 0;
+        bool is_short = arg[0] == '-' && arg[1] != '-' && arg[1] != '\0'
+                        && d->letter == arg[1];
+        if (is_long || is_short)
+            return cmd_opts_error(o, usage, "option not valid here: %s", arg);
+    }
+    return cmd_opts_error(o, usage, "unknown option: %s", arg);
+}
+
+/* ---- values ---------------------------------------------------------------- */
 
 static bool parse_double(const char *s, double lo, double *out)
 {
@@ -101,52 +161,44 @@ static bool parse_double(const char *s, double lo, double *out)
     return true;
 }
 
-static int usage_error(const cmd_opts *o, const char *usage, const char *msg,
-                       const char *arg)
+static bool parse_long(const char *s, long lo, long hi, long *out)
 {
-    fprintf(stderr, "staprelay %s: %s%s%s\n", o->command, msg,
-            arg ? ": " : "", arg ? arg : "");
-    fprintf(stderr, "usage: %s\n", usage);
-    return 2;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno != 0 || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
 }
 
-/* The stem of --output-dir's file names. */
-static void output_stem(const cmd_opts *o, strbuf *sb)
+/* A whole number in [lo, hi] for option opt, or a usage error. */
+static int number(cmd_opts *o, const char *usage, const char *opt,
+                  const char *v, long lo, long hi, long *out)
 {
-    if (o->label)
-        sb_adds(sb, o->label);
-    else if (o->nruns == 2)
-        sb_printf(sb, "%s-vs-%s", o->runs[0], o->runs[1]);
-    else if (o->nruns == 1)
-        sb_adds(sb, o->runs[0]);
+    if (parse_long(v, lo, hi, out))
+        return 0;
+    return cmd_opts_error(o, usage, "%s takes %ld to %ld: %s", opt, lo, hi, v);
 }
 
-char *cmd_output_name(const cmd_opts *o, const char *kind)
-{
-    if (o->output_dir == NULL || kind == NULL)
-        return NULL;
-    strbuf sb = STRBUF_INIT;
-    output_stem(o, &sb);
-    sb_printf(&sb, "-%s", kind);
-    return sb_steal(&sb);
-}
+/* ---- --output-dir ---------------------------------------------------------- */
 
-static int check_output_dir(const cmd_opts *o, const char *usage)
+static int check_output_dir(cmd_opts *o, const char *usage)
 {
     if (o->label && o->output_dir == NULL)
-        return usage_error(o, usage, "--name LABEL names the files that "
-                           "--output-dir writes; give --output-dir DIR", NULL);
+        return cmd_opts_error(o, usage, "--name LABEL names the files that "
+                              "--output-dir writes; give --output-dir DIR");
     if (o->output_dir == NULL)
         return 0;
     if (o->output)
-        return usage_error(o, usage, "-o and --output-dir exclude each other",
-                           NULL);
+        return cmd_opts_error(o, usage, "-o and --output-dir exclude each "
+                              "other");
     if (o->label == NULL && o->nruns == 0)
-        return usage_error(o, usage, "--output-dir names its files after the "
-                           "run (--run NAME); without a run, give --name "
-                           "LABEL", NULL);
+        return cmd_opts_error(o, usage, "--output-dir names its files after "
+                              "the run (--run NAME); without a run, give "
+                              "--name LABEL");
     strbuf stem = STRBUF_INIT;
-    output_stem(o, &stem);
+    cmd_opts_output_stem(o, &stem);
     bool ok = outfile_stem_ok(stem.buf);
     sb_free(&stem);
     if (!ok) {
@@ -170,189 +222,262 @@ static int check_output_dir(const cmd_opts *o, const char *usage)
     return 0;
 }
 
-int cmdopts_parse(cmd_opts *o, int groups, int argc, char **argv,
-                  const char *usage)
+void cmd_opts_output_stem(const cmd_opts *o, strbuf *sb)
 {
-    memset(o, 0, sizeof *o);
-    o->command = argv[0];
-    svg_options_default(&o->svg);
-    o->limit = 20;
-    o->by = "self";
-    optind = 0;     /* GNU: full reinitialisation, callable repeatedly */
-    opterr = 0;
-    /* -n is --limit N for top, difffolded.pl's -n (normalise) for diff */
-    /* -h is pmcd's host, as in every PCP tool; help is --help */
-    const char *shortopts = (groups & OPTS_TOP) ? "o:n:h:a:t:S:T:"
-                          : (groups & OPTS_DIFF) ? "o:snh:a:t:S:T:"
-                          : "o:h:a:t:S:T:";
-    int c;
-    while ((c = getopt_long(argc, argv, shortopts, long_opts, NULL)) != -1) {
-        if (c == '?')
-            return usage_error(o, usage, "unknown option", argv[optind - 1]);
-        if (c == ':')
-            return usage_error(o, usage, "missing argument", argv[optind - 1]);
-        if (c == O_HELP) {
-            printf("usage: %s\n(see staprelay(1))\n", usage);
-            return 1;
-        }
-        if (c == 's')
-            c = O_STRIP_HEX;
-        if (c == 'n' && !(groups & OPTS_TOP))
-            c = O_NORMALIZE;
-        int g = group_of(c);
-        if (g && !(groups & g))
-            return usage_error(o, usage, "option not valid here",
-                               argv[optind - 1]);
-        double d;
-        switch (c) {
-        case 'o': o->output = optarg; break;
-        case 'h':
-            if (o->pcp.nhosts == PCP_MAX_SOURCES)
-                return usage_error(o, usage, "too many -h", optarg);
-            o->pcp.hosts[o->pcp.nhosts++] = optarg;
-            break;
-        case 'a':
-            if (o->pcp.narchives == PCP_MAX_SOURCES)
-                return usage_error(o, usage, "too many -a", optarg);
-            o->pcp.archives[o->pcp.narchives++] = optarg;
-            break;
-        case 't': o->pcp.interval = optarg; break;
-        case 'S':
-            if (o->nstarts == ((groups & OPTS_DIFF) ? 2 : 1))
-                return usage_error(o, usage, (groups & OPTS_DIFF)
-                                   ? "-S given more than twice"
-                                   : "-S given twice", optarg);
-            o->starts[o->nstarts++] = optarg;
-            break;
-        case 'T':
-            if (o->nfinishes == ((groups & OPTS_DIFF) ? 2 : 1))
-                return usage_error(o, usage, (groups & OPTS_DIFF)
-                                   ? "-T given more than twice"
-                                   : "-T given twice", optarg);
-            o->finishes[o->nfinishes++] = optarg;
-            break;
-        case O_METRIC:
-            if (o->pcp.nmetrics == PCP_MAX_METRICS)
-                return usage_error(o, usage, "too many --metric", optarg);
-            o->pcp.metrics[o->pcp.nmetrics++] = optarg;
-            o->metric_opt = true;
-            break;
-        case O_BY_HOST: o->pcp.by_host = true; break;
-        case O_RUN:
-            if (o->nruns == ((groups & OPTS_DIFF) ? 2 : 1))
-                return usage_error(o, usage, (groups & OPTS_DIFF)
-                                   ? "--run given more than twice"
-                                   : "--run given twice", optarg);
-            if (*optarg == '\0')
-                return usage_error(o, usage, "--run needs a run name", NULL);
-            o->runs[o->nruns++] = optarg;
-            break;
-        case O_OUTPUT_DIR:
-            if (*optarg == '\0')
-                return usage_error(o, usage, "--output-dir needs a directory",
-                                   NULL);
-            o->output_dir = optarg;
-            break;
-        case O_NAME: o->label = optarg; break;
-        case O_INPUT_FORMAT:
-            if (!input_format_parse(optarg, &o->in.format))
-                return usage_error(o, usage, "unknown input format", optarg);
-            break;
-        case O_PID: o->in.perf.include_pid = true; break;
-        case O_TID: o->in.perf.include_tid = true; break;
-        case O_KERNEL: o->in.perf.annotate_kernel = true; break;
-        case O_JIT: o->in.perf.annotate_jit = true; break;
-        case O_ALL:
-            o->in.perf.annotate_kernel = o->in.perf.annotate_jit = true;
-            break;
-        case O_ADDRS: o->in.perf.include_addrs = true; break;
-        case O_TITLE: o->svg.title = optarg; break;
-        case O_SUBTITLE: o->svg.subtitle = optarg; break;
-        case O_COUNTNAME: o->svg.countname = optarg; break;
-        case O_NAMETYPE: o->svg.nametype = optarg; break;
-        case O_NOTES: o->svg.notes = optarg; break;
-        case O_FONTTYPE: o->svg.fonttype = optarg; break;
-        case O_WIDTH:
-            if (!parse_double(optarg, 40, &o->svg.width))
-                return usage_error(o, usage, "bad --width", optarg);
-            break;
-        case O_HEIGHT:
-            if (!parse_double(optarg, 2, &o->svg.frameheight))
-                return usage_error(o, usage, "bad --height", optarg);
-            break;
-        case O_FONTSIZE:
-            if (!parse_double(optarg, 1, &o->svg.fontsize))
-                return usage_error(o, usage, "bad --fontsize", optarg);
-            break;
-        case O_FONTWIDTH:
-            if (!parse_double(optarg, 0.01, &o->svg.fontwidth))
-                return usage_error(o, usage, "bad --fontwidth", optarg);
-            break;
-        case O_MINWIDTH: {
-            char buf[64];
-            snprintf(buf, sizeof buf, "%s", optarg);
-            size_t n = strlen(buf);
-            o->svg.minwidth_pct = n > 0 && buf[n - 1] == '%';
-            if (o->svg.minwidth_pct)
-                buf[n - 1] = '\0';
-            if (!parse_double(buf, 0, &d))
-                return usage_error(o, usage, "bad --minwidth", optarg);
-            o->svg.minwidth = d;
-            break;
-        }
-        case O_COLORS:
-            if (!palette_parse(optarg, &o->svg.colors))
-                return usage_error(o, usage, "unknown palette", optarg);
-            break;
-        case O_HASH: o->svg.hash = true; break;
-        case O_REVERSE: o->reverse = true; break;
-        case O_INVERTED: o->svg.inverted = true; break;
-        case O_FLAMECHART: o->svg.flamechart = true; break;
-        case O_SORT:
-            if (strcmp(optarg, "weight") == 0)
-                o->sort_weight = true;
-            else if (strcmp(optarg, "name") == 0)
-                o->sort_weight = false;
-            else
-                return usage_error(o, usage, "--sort takes name or weight",
-                                   optarg);
-            break;
-        case O_FORMAT: o->format = optarg; break;
-        case O_NORMALIZE: o->normalize = true; break;
-        case O_STRIP_HEX: o->in.strip_hex = true; break;
-        case O_NEGATE: o->svg.negate = true; break;
-        case O_ELIDED: o->elided = true; break;
-        case O_FOLDED: o->folded_out = true; break;
-        case 'n':
-        case O_LIMIT: {
-            char *end;
-            o->limit = strtol(optarg, &end, 10);
-            if (*end || o->limit < 0)
-                return usage_error(o, usage, "bad --limit", optarg);
-            break;
-        }
-        case O_BY:
-            if (strcmp(optarg, "self") && strcmp(optarg, "total"))
-                return usage_error(o, usage, "--by takes self or total",
-                                   optarg);
-            o->by = optarg;
-            break;
-        default:
-            return usage_error(o, usage, "unknown option", argv[optind - 1]);
-        }
+    if (o->label)
+        sb_adds(sb, o->label);
+    else if (o->nruns == 2)
+        sb_printf(sb, "%s-vs-%s", o->runs[0], o->runs[1]);
+    else if (o->nruns == 1)
+        sb_adds(sb, o->runs[0]);
+}
+
+/* ---- one option ------------------------------------------------------------ */
+
+/* Take option id with argument arg (NULL for flags).  Returns 0, or 2
+ * after a usage error. */
+static int take(cmd_opts *o, int groups, const char *usage, int id,
+                const char *arg)
+{
+    bool two = groups & OPTS_DIFF;     /* diff takes two of -S, -T, --run */
+    double d;
+    long n;
+    switch (id) {
+    case O_OUTPUT: o->output = arg; break;
+    case O_FORMAT: o->format = arg; break;
+    case O_HOST:
+        if (o->pcp.nhosts == PCP_MAX_SOURCES)
+            return cmd_opts_error(o, usage, "too many -h: %s", arg);
+        o->pcp.hosts[o->pcp.nhosts++] = arg;
+        break;
+    case O_ARCHIVE:
+        if (o->pcp.narchives == PCP_MAX_SOURCES)
+            return cmd_opts_error(o, usage, "too many -a: %s", arg);
+        o->pcp.archives[o->pcp.narchives++] = arg;
+        break;
+    case O_INTERVAL: o->pcp.interval = arg; break;
+    case O_START:
+        if (o->nstarts == (two ? 2 : 1))
+            return cmd_opts_error(o, usage, "%s: %s", two
+                                  ? "-S given more than twice"
+                                  : "-S given twice", arg);
+        o->starts[o->nstarts++] = arg;
+        break;
+    case O_FINISH:
+        if (o->nfinishes == (two ? 2 : 1))
+            return cmd_opts_error(o, usage, "%s: %s", two
+                                  ? "-T given more than twice"
+                                  : "-T given twice", arg);
+        o->finishes[o->nfinishes++] = arg;
+        break;
+    case O_METRIC:
+        if (o->pcp.nmetrics == PCP_MAX_METRICS)
+            return cmd_opts_error(o, usage, "too many --metric: %s", arg);
+        o->pcp.metrics[o->pcp.nmetrics++] = arg;
+        o->metric_opt = true;
+        break;
+    case O_BY_HOST: o->pcp.by_host = true; break;
+    case O_RUN:
+        if (o->nruns == (two ? 2 : 1))
+            return cmd_opts_error(o, usage, "%s: %s", two
+                                  ? "--run given more than twice"
+                                  : "--run given twice", arg);
+        if (*arg == '\0')
+            return cmd_opts_error(o, usage, "--run needs a run name");
+        o->runs[o->nruns++] = arg;
+        break;
+    case O_OUTPUT_DIR:
+        if (*arg == '\0')
+            return cmd_opts_error(o, usage, "--output-dir needs a directory");
+        o->output_dir = arg;
+        break;
+    case O_LABEL: o->label = arg; break;
+    case O_INPUT_FORMAT:
+        if (!input_format_parse(arg, &o->in.format))
+            return cmd_opts_error(o, usage, "unknown input format: %s", arg);
+        break;
+    case O_PID: o->in.perf.include_pid = true; break;
+    case O_TID: o->in.perf.include_tid = true; break;
+    case O_KERNEL: o->in.perf.annotate_kernel = true; break;
+    case O_JIT: o->in.perf.annotate_jit = true; break;
+    case O_ALL: o->in.perf.annotate_kernel = o->in.perf.annotate_jit = true; break;
+    case O_ADDRS: o->in.perf.include_addrs = true; break;
+    case O_TITLE: o->svg.title = arg; break;
+    case O_SUBTITLE: o->svg.subtitle = arg; break;
+    case O_COUNTNAME: o->svg.countname = arg; break;
+    case O_NAMETYPE: o->svg.nametype = arg; break;
+    case O_NOTES: o->svg.notes = arg; break;
+    case O_FONTTYPE: o->svg.fonttype = arg; break;
+    case O_WIDTH:
+        if (!parse_double(arg, 40, &o->svg.width))
+            return cmd_opts_error(o, usage, "bad --width: %s", arg);
+        break;
+    case O_HEIGHT:
+        if (!parse_double(arg, 2, &o->svg.frameheight))
+            return cmd_opts_error(o, usage, "bad --height: %s", arg);
+        break;
+    case O_FONTSIZE:
+        if (!parse_double(arg, 1, &o->svg.fontsize))
+            return cmd_opts_error(o, usage, "bad --fontsize: %s", arg);
+        break;
+    case O_FONTWIDTH:
+        if (!parse_double(arg, 0.01, &o->svg.fontwidth))
+            return cmd_opts_error(o, usage, "bad --fontwidth: %s", arg);
+        break;
+    case O_MINWIDTH: {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s", arg);
+        size_t len = strlen(buf);
+        o->svg.minwidth_pct = len > 0 && buf[len - 1] == '%';
+        if (o->svg.minwidth_pct)
+            buf[len - 1] = '\0';
+        if (!parse_double(buf, 0, &d))
+            return cmd_opts_error(o, usage, "bad --minwidth: %s", arg);
+        o->svg.minwidth = d;
+        break;
     }
-    if (o->svg.flamechart && o->sort_weight)
-        return usage_error(o, usage, "--flamechart keeps the input (time) "
-                           "order on the x axis; --sort weight cannot apply "
-                           "to it", NULL);
-    o->files = argv + optind;
-    o->nfiles = argc - optind;
+    case O_COLORS:
+        if (!palette_parse(arg, &o->svg.colors))
+            return cmd_opts_error(o, usage, "unknown palette: %s", arg);
+        break;
+    case O_HASH: o->svg.hash = true; break;
+    case O_REVERSE: o->reverse = true; break;
+    case O_INVERTED: o->svg.inverted = true; break;
+    case O_FLAMECHART: o->svg.flamechart = true; break;
+    case O_SORT:
+        if (strcmp(arg, "weight") == 0)
+            o->sort_weight = true;
+        else if (strcmp(arg, "name") == 0)
+            o->sort_weight = false;
+        else
+            return cmd_opts_error(o, usage, "--sort takes name or weight: %s",
+                                  arg);
+        break;
+    case O_NORMALIZE: o->normalize = true; break;
+    case O_STRIP_HEX: o->in.strip_hex = true; break;
+    case O_NEGATE: o->svg.negate = true; break;
+    case O_ELIDED: o->elided = true; break;
+    case O_FOLDED: o->folded_out = true; break;
+    case O_LIMIT: {
+        char *end;
+        o->limit = strtol(arg, &end, 10);
+        if (*end || o->limit < 0)
+            return cmd_opts_error(o, usage, "bad --limit: %s", arg);
+        break;
+    }
+    case O_BY:
+        if (strcmp(arg, "self") && strcmp(arg, "total"))
+            return cmd_opts_error(o, usage, "--by takes self or total: %s",
+                                  arg);
+        o->by = arg;
+        break;
+    case O_ROWS:
+        if (number(o, usage, "--rows", arg, 1, HEATMAP_MAX_ROWS, &n))
+            return 2;
+        o->rows = (int)n;
+        break;
+    case O_ENHANCE: o->enhance = true; break;
+    case O_KEEP_IDLE: o->keep_idle = true; break;
+    case O_LIVE_DIR:
+        if (*arg == '\0')
+            return cmd_opts_error(o, usage, "--dir needs a directory");
+        o->live_dir = arg;
+        break;
+    case O_WINDOW_MINUTES:
+        return number(o, usage, "--window-minutes", arg, 1,
+                      HEATMAP_MAX_COLUMNS / 60 - 1, &o->window_min);
+    case O_FLAME_SECONDS:
+        return number(o, usage, "--flame-seconds", arg, 1, 86400, &o->flame_s);
+    case O_MAX_SAMPLES:
+        return number(o, usage, "--max-samples", arg, 1000, 1000000000L,
+                      &o->max_samples);
+    case O_HEATMAP_KIND:
+        if (strcmp(arg, "html") && strcmp(arg, "svg") && strcmp(arg, "both"))
+            return cmd_opts_error(o, usage, "--heatmap takes html, svg or both");
+        o->want_html = strcmp(arg, "svg") != 0;
+        o->want_svg = strcmp(arg, "html") != 0;
+        break;
+    case O_DURATION:
+        o->script.duration = run_parse_duration(arg);
+        if (o->script.duration <= 0)
+            return cmd_opts_error(o, usage, "bad duration '%s' (seconds, or "
+                                  "with a unit: 500ms, 10s, 2m, 1h)", arg);
+        break;
+    case O_SCRIPT_NAME:
+        if (!run_name_ok(arg))
+            return cmd_opts_error(o, usage, "bad name '%s': a letter, then "
+                                  "letters, digits or '_', at most 48 (it is "
+                                  "the module name and a PCP name component)",
+                                  arg);
+        o->script.name = arg;
+        break;
+    case O_HZ:
+        if (!parse_long(arg, 1, 100000, &o->script.hz))
+            return cmd_opts_error(o, usage, "bad --hz '%s' (1..100000)", arg);
+        o->script.given |= RUN_OPT_HZ;
+        break;
+    case O_SCRIPT_PID:
+        if (!parse_long(arg, 1, 0x3fffffff, &o->script.pid))
+            return cmd_opts_error(o, usage, "bad --pid '%s'", arg);
+        o->script.given |= RUN_OPT_PID;
+        break;
+    case O_CMD:
+        if (*arg == '\0')
+            return cmd_opts_error(o, usage, "empty --cmd");
+        o->script.cmd = arg;
+        o->script.given |= RUN_OPT_CMD;
+        break;
+    case O_KERNEL_ONLY:
+        o->script.kernel_only = true;
+        o->script.given |= RUN_OPT_KERNEL_ONLY;
+        break;
+    case O_USER_ONLY:
+        o->script.user_only = true;
+        o->script.given |= RUN_OPT_USER_ONLY;
+        break;
+    case O_SCRIPT_DIR: o->script.dir = arg; break;
+    case O_BACKEND:
+        if (strcmp(arg, "stap") && strcmp(arg, "bpf") && strcmp(arg, "perf"))
+            return cmd_opts_error(o, usage, "bad --backend '%s' (stap, bpf or "
+                                  "perf)", arg);
+        o->script.backend = arg;
+        break;
+    default:
+        return cmd_opts_error(o, usage, "unknown option");
+    }
+    return 0;
+}
+
+/* ---- after the options: what they say together ------------------------------ */
+
+/* run: exactly one argument, the script. */
+static int finish_script(cmd_opts *o, const char *usage)
+{
+    if (o->nfiles == 0)
+        return cmd_opts_error(o, usage, "no script named (staprelay list "
+                              "shows them)");
+    if (o->nfiles > 1)
+        return cmd_opts_error(o, usage, "unexpected argument '%s' after the "
+                              "script name", o->files[1]);
+    o->script.script = o->files[0];
+    if (o->script.pid && o->script.cmd)
+        return cmd_opts_error(o, usage, "--pid and --cmd exclude each other");
+    if (o->script.kernel_only && o->script.user_only)
+        return cmd_opts_error(o, usage, "--kernel-only and --user-only "
+                              "exclude each other");
+    return 0;
+}
+
+/* The PCP inputs: metric names, option combinations. */
+static int finish_pcp(cmd_opts *o, const char *usage)
+{
     o->pcp.start = o->nstarts ? o->starts[0] : NULL;
     o->pcp.finish = o->nfinishes ? o->finishes[0] : NULL;
     if (pcp_options_active(&o->pcp) && !o->metric_opt) {
         /* the arguments name the event metrics */
         if (o->nfiles > PCP_MAX_METRICS)
-            return usage_error(o, usage, "too many metrics", o->files[0]);
+            return cmd_opts_error(o, usage, "too many metrics: %s",
+                                  o->files[0]);
         for (int i = 0; i < o->nfiles; i++)
             o->pcp.metrics[o->pcp.nmetrics++] = o->files[i];
         o->nfiles = 0;
@@ -361,188 +486,101 @@ int cmdopts_parse(cmd_opts *o, int groups, int argc, char **argv,
     const perf_options *pf = &o->in.perf;
     if (pcp_options_active(&o->pcp) && o->nfiles == 0
         && (pf->annotate_kernel || pf->annotate_jit || pf->include_addrs))
-        return usage_error(o, usage, "--kernel, --jit, --all and --addrs "
-                           "apply to perf script text; PCP event records "
-                           "come with their stacks folded (kernel frames "
-                           "already marked _[k], JIT frames _[j])", NULL);
-    int orc = check_output_dir(o, usage);
-    if (orc != 0)
-        return orc;
+        return cmd_opts_error(o, usage, "--kernel, --jit, --all and --addrs "
+                              "apply to perf script text; PCP event records "
+                              "come with their stacks folded (kernel frames "
+                              "already marked _[k], JIT frames _[j])");
+    int rc = check_output_dir(o, usage);
+    if (rc != 0)
+        return rc;
     strbuf err = STRBUF_INIT;
     pcp_options check = o->pcp;
     if (check.nmetrics == 0 && !pcp_options_active(&check))
         check.nmetrics = 1;     /* files only: nothing to name */
-    if (pcp_options_check(&check, &err) < 0) {
-        int rc = usage_error(o, usage, err.buf, NULL);
-        sb_free(&err);
-        return rc;
-    }
+    if (pcp_options_check(&check, &err) < 0)
+        rc = cmd_opts_error(o, usage, "%s", err.buf);
     sb_free(&err);
+    return rc;
+}
+
+/* ---- the parse --------------------------------------------------------------- */
+
+static void defaults(cmd_opts *o, const char *command)
+{
+    memset(o, 0, sizeof *o);
+    o->command = command;
+    svg_options_default(&o->svg);
+    o->limit = 20;
+    o->by = "self";
+    o->rows = HEATMAP_DEFAULT_ROWS;
+    o->window_min = 10;
+    o->flame_s = 30;
+    o->max_samples = 2000000;
+    o->want_html = o->want_svg = true;
+}
+
+/* The getopt_long table and short-option string of the options the
+ * groups accept. */
+static void build_table(int groups, struct option *lo, char *shortopts)
+{
+    size_t k = 0, s = 0;
+    shortopts[s++] = ':';           /* a missing argument returns ':' */
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        const opt_def *d = &options[i];
+        if (!accepted(d, groups))
+            continue;
+        lo[k++] = (struct option){ d->name, d->has_arg, NULL, d->id };
+        if (d->letter) {
+            shortopts[s++] = (char)d->letter;
+            if (d->has_arg == required_argument)
+                shortopts[s++] = ':';
+        }
+    }
+    shortopts[s] = '\0';
+    lo[k] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+/* The option id of short letter c for these groups. */
+static int letter_id(int groups, int c)
+{
+    for (size_t i = 0; i < NOPTIONS; i++)
+        if (options[i].letter == c && accepted(&options[i], groups))
+            return options[i].id;
     return 0;
 }
 
-int cmd_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
-                 stacktab *tab)
+int cmd_opts_parse(cmd_opts *o, int groups, int argc, char **argv,
+                   const char *usage)
 {
-    input_options in = o->in;
-    in.col = col;
-    pcp_stats st;
-    memset(&st, 0, sizeof st);
-    strbuf err = STRBUF_INIT;
-    int rc = pcp_input_read(po, &in, o->command, tab, &st, &err);
-    if (rc != 0) {
-        fprintf(stderr, "staprelay %s: %s\n", o->command, err.buf);
-        if (rc == 2)
-            fprintf(stderr, "usage: see staprelay(1), PCP INPUTS\n");
-        sb_free(&err);
-        return rc;
-    }
-    sb_free(&err);
-    if (st.missed)
-        fprintf(stderr, "staprelay %s: missed %" PRIu64 " records (the "
-                "PMDA's queue overflowed before they were fetched)\n",
-                o->command, st.missed);
-    if (st.ignored)
-        fprintf(stderr, "staprelay %s: ignored %" PRIu64 " records without "
-                "a usable stack\n", o->command, st.ignored);
-    if (st.records == 0)
-        fprintf(stderr, "staprelay %s: no event records%s\n", o->command,
-                po->nhosts ? " arrived" : " in the archive");
-    else if (st.stacks == 0 && st.outside && st.run_window)
-        fprintf(stderr, "staprelay %s: all %" PRIu64 " records are outside "
-                "run %s's time window\n", o->command, st.outside, po->run);
-    else if (st.stacks == 0 && st.outside)
-        fprintf(stderr, "staprelay %s: all %" PRIu64 " records are outside "
-                "the -S/-T window\n", o->command, st.outside);
-    else if (st.outside && st.run_window)
-        fprintf(stderr, "staprelay %s: left out %" PRIu64 " records from "
-                "outside run %s's time window (another run of the same "
-                "script)\n", o->command, st.outside, po->run);
-    return 0;
-}
-
-int cmd_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
-                    stacktab *tab)
-{
-    input_options in = o->in;
-    in.col = col;
-    char *stdin_only[] = { "-" };
-    if (pcp_options_active(&o->pcp)) {
-        int rc = cmd_read_pcp(o, &o->pcp, col, tab);
-        if (rc != 0 || nfiles == 0)
-            return rc;
-    } else if (nfiles == 0) {
-        files = stdin_only;
-        nfiles = 1;
-    }
-    for (int i = 0; i < nfiles; i++) {
-        input_stats st;
-        memset(&st, 0, sizeof st);
-        strbuf err = STRBUF_INIT;
-        if (input_read_path(files[i], &in, tab, &st, &err) != 0) {
-            fprintf(stderr, "staprelay %s: %s\n", o->command, err.buf);
-            sb_free(&err);
+    defaults(o, argv[0]);
+    struct option lo[NOPTIONS + 1];
+    char shortopts[2 * NOPTIONS + 2];
+    build_table(groups, lo, shortopts);
+    optind = 0;     /* GNU: full reinitialisation, callable repeatedly */
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
+        if (c == '?')
+            return not_taken(o, usage, argv[optind - 1]);
+        if (c == ':')
+            return cmd_opts_error(o, usage, "missing argument: %s",
+                                  argv[optind - 1]);
+        int id = c < 256 ? letter_id(groups, c) : c;
+        if (id == O_HELP) {
+            printf("usage: %s\n(see staprelay(1))\n", usage);
             return 1;
         }
-        sb_free(&err);
-        const char *name = strcmp(files[i], "-") == 0 ? "stdin" : files[i];
-        if (st.ignored)
-            fprintf(stderr, "staprelay %s: %s: ignored %" PRIu64
-                    " lines with invalid format\n", o->command, name,
-                    st.ignored);
-        if (st.filtered)
-            fprintf(stderr, "staprelay %s: %s: kept only events of type %s"
-                    " (%" PRIu64 " samples of other types skipped)\n",
-                    o->command, name, st.event, st.filtered);
+        int rc = take(o, groups, usage, id, optarg);
+        if (rc != 0)
+            return rc;
     }
-    return 0;
-}
-
-FILE *cmd_open_output(cmd_opts *o, const char *kind)
-{
-    if (o->output_dir && kind) {
-        char *name = cmd_output_name(o, kind);
-        strbuf err = STRBUF_INIT;
-        FILE *fp = outfile_open(&o->outf, o->output_dir, name, &err);
-        if (fp == NULL)
-            fprintf(stderr, "staprelay %s: %s\n", o->command, err.buf);
-        sb_free(&err);
-        free(name);
-        return fp;
-    }
-    if (o->output == NULL || strcmp(o->output, "-") == 0)
-        return stdout;
-    FILE *fp = fopen(o->output, "w");
-    if (fp == NULL)
-        fprintf(stderr, "staprelay %s: %s: %s\n", o->command, o->output,
-                strerror(errno));
-    return fp;
-}
-
-int cmd_close_output(cmd_opts *o, FILE *out)
-{
-    if (o->outf.fp != NULL && out == o->outf.fp) {
-        strbuf err = STRBUF_INIT;
-        char *path = xstrdup(o->outf.dst);
-        int rc = 0;
-        if (outfile_commit(&o->outf, &err) < 0) {
-            fprintf(stderr, "staprelay %s: %s\n", o->command, err.buf);
-            rc = 1;
-        } else {
-            fprintf(stderr, "staprelay %s: wrote %s\n", o->command, path);
-        }
-        free(path);
-        sb_free(&err);
-        return rc;
-    }
-    int bad = ferror(out);
-    if (out == stdout)
-        bad |= fflush(out) != 0;
-    else
-        bad |= fclose(out) != 0;
-    if (bad) {
-        fprintf(stderr, "staprelay %s: write error on %s\n", o->command,
-                o->output ? o->output : "stdout");
-        return 1;
-    }
-    return 0;
-}
-
-void cmd_discard_output(cmd_opts *o, FILE *out)
-{
-    if (o->outf.fp != NULL && out == o->outf.fp) {
-        outfile_abort(&o->outf);
-    } else if (out == stdout) {
-        fflush(out);
-    } else if (out != NULL) {
-        fclose(out);
-    }
-}
-
-void cmd_run_subtitle(strbuf *sb, const char *name, const pcp_run *r)
-{
-    sb_printf(sb, "run %s", name);
-    if (r->request && r->request[0]) {
-        sb_adds(sb, ": ");
-        pcp_run_text(sb, r->request, 120);
-    }
-    if (r->name)        /* parsed: the state is known */
-        sb_printf(sb, " (%s)", pcp_run_state_name(r->state));
-}
-
-int cmd_empty_input(const cmd_opts *o)
-{
-    if (pcp_options_active(&o->pcp) && o->nfiles == 0) {
-        if (o->pcp.run)
-            fprintf(stderr, "staprelay %s: no stack samples from run %s\n",
-                    o->command, o->pcp.run);
-        else
-            fprintf(stderr, "staprelay %s: no stack samples from %s\n",
-                    o->command, o->pcp.metrics[0]);
-        return 2;
-    }
-    fprintf(stderr, "staprelay %s: no stack samples found in the input "
-            "(expected folded stacks, perf script output or SystemTap "
-            "backtraces)\n", o->command);
-    return 2;
+    o->files = argv + optind;
+    o->nfiles = argc - optind;
+    if (o->svg.flamechart && o->sort_weight)
+        return cmd_opts_error(o, usage, "--flamechart keeps the input (time) "
+                              "order on the x axis; --sort weight cannot "
+                              "apply to it");
+    if (groups & OPTS_SCRIPT)
+        return finish_script(o, usage);
+    return finish_pcp(o, usage);
 }

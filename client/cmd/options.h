@@ -1,30 +1,41 @@
-/* cmdopts: command-line parsing shared by the file-based subcommands
- * (fold, flame, diff, top): one option table, each command saying which
- * groups of options it accepts, plus helpers for reading the inputs and
- * opening the output. */
-#ifndef STAPRELAY_CMDOPTS_H
-#define STAPRELAY_CMDOPTS_H
+/* options: the one command-line parser every command uses.  One table
+ * of options, each in a group; a command names the groups it accepts
+ * and the parser builds its getopt_long table from them, so an option
+ * has one spelling, one validation and one error message everywhere
+ * (staprelay(1) documents each group once).  An option of a group the
+ * command does not accept is "not valid here"; one no command knows is
+ * "unknown".  Reading the inputs and opening the output is
+ * cmd/inout.h's. */
+#ifndef STAPRELAY_OPTIONS_H
+#define STAPRELAY_OPTIONS_H
 
 #include <stdbool.h>
-#include <stdio.h>
-#include "client/render/flamesvg.h"
 #include "client/input/input.h"
-#include "client/util/outfile.h"
 #include "client/input/pcp_input.h"
-#include "client/stack/stacktab.h"
+#include "client/render/flamesvg.h"
+#include "client/run/run.h"
+#include "client/util/outfile.h"
 
 enum {
-    OPTS_INPUT = 1 << 0,   /* --input-format, perf collapse options */
-    OPTS_SVG   = 1 << 1,   /* rendering options */
-    OPTS_DIFF  = 1 << 2,   /* --normalize --strip-hex --negate --elided --folded */
-    OPTS_TOP   = 1 << 3,   /* --limit --by */
-    OPTS_TREE  = 1 << 4,   /* --reverse --sort */
-    OPTS_PCP   = 1 << 5,   /* -h -a -t -S -T --metric --by-host */
-    OPTS_RUN   = 1 << 6,   /* --run --output-dir --name */
+    OPTS_INPUT    = 1 << 0,  /* --input-format, perf collapse options */
+    OPTS_SVG      = 1 << 1,  /* rendering options */
+    OPTS_DIFF     = 1 << 2,  /* --normalize --strip-hex --negate --elided --folded */
+    OPTS_TOP      = 1 << 3,  /* --limit --by */
+    OPTS_TREE     = 1 << 4,  /* --reverse --sort */
+    OPTS_PCP      = 1 << 5,  /* -h -a -t -S -T --metric --by-host */
+    OPTS_FROM_RUN = 1 << 6,  /* --run --output-dir --name: a run's records */
+    OPTS_OUTPUT   = 1 << 7,  /* -o --format */
+    OPTS_HEATMAP  = 1 << 8,  /* --rows --enhance --keep-idle */
+    OPTS_LIVE     = 1 << 9,  /* --dir --window-minutes --flame-seconds
+                              * --max-samples --heatmap */
+    OPTS_SCRIPT   = 1 << 10, /* run's: -T --name --hz --pid --cmd
+                              * --kernel-only --user-only --dir --backend;
+                              * exactly one argument, the script */
 };
 
 typedef struct cmd_opts {
     const char   *command;
+    char          error[512];  /* the last usage error, as printed */
     input_options in;
     svg_options   svg;
     const char   *output;      /* -o; NULL = stdout */
@@ -54,45 +65,34 @@ typedef struct cmd_opts {
     const char   *output_dir;
     const char   *label;       /* --name */
     outfile       outf;        /* the open --output-dir file */
+    /* OPTS_HEATMAP */
+    int           rows;        /* HEATMAP_DEFAULT_ROWS */
+    bool          enhance;
+    bool          keep_idle;
+    /* OPTS_LIVE */
+    const char   *live_dir;    /* --dir */
+    long          window_min;  /* 10 */
+    long          flame_s;     /* 30 */
+    long          max_samples; /* 2000000 */
+    bool          want_html, want_svg;   /* --heatmap; both by default */
+    /* OPTS_SCRIPT: the script named and its options */
+    run_opts      script;
 } cmd_opts;
 
-/* Parse argv (argv[0] is the command name).  Returns 0, or 2 after
- * printing a usage error; 1 is returned (after printing help) for
- * --help so callers exit 0 on it via cmd_exit_code(). */
-int cmdopts_parse(cmd_opts *o, int groups, int argc, char **argv,
-                  const char *usage);
+/* Parse argv (argv[0] is the command name) for a command accepting the
+ * given groups.  Returns 0; 2 after printing a usage error ("staprelay
+ * CMD: MESSAGE" and "usage: USAGE", also kept in o->error); or 1 after
+ * printing help for --help, so callers return rc == 1 ? 0 : rc.  -h is
+ * never help: it is pmcd's host, as in every PCP tool. */
+int cmd_opts_parse(cmd_opts *o, int groups, int argc, char **argv,
+                   const char *usage);
 
-/* Read the PCP sources (when -h/-a was given) and the named files (or
- * stdin, when there is neither) into tab, column col.  Prints
- * "ignored N lines" / "missed N records" notes.  Returns 0, 1 (I/O
- * error) or 2 (usage error). */
-int cmd_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
-                    stacktab *tab);
-/* Read PCP sources only, with the given options (diff builds its
- * sides from o->pcp).  Same notes and return values. */
-int cmd_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
-                 stacktab *tab);
+/* The stem of --output-dir's file names: --name LABEL, else the run's
+ * name, else "BEFORE-vs-AFTER" (diff). */
+void cmd_opts_output_stem(const cmd_opts *o, strbuf *sb);
 
-/* Open -o (or stdout), or with --output-dir the temp file of
- * DIR/STEM-kind (kind: "flame.svg", "heatmap.html", ...; NULL for
- * commands without --output-dir).  Returns NULL after printing an
- * error. */
-FILE *cmd_open_output(cmd_opts *o, const char *kind);
-/* Close it (--output-dir: rename the temp file into place and say so
- * on stderr); returns 0, or 1 after printing a write error. */
-int cmd_close_output(cmd_opts *o, FILE *out);
-/* Give up on it after a failure: --output-dir removes the temp file
- * (DIR/STEM-kind stays as it was); -o FILE and stdout are closed. */
-void cmd_discard_output(cmd_opts *o, FILE *out);
-/* The file name --output-dir writes for kind ("NAME-flame.svg"), or
- * NULL without --output-dir.  Caller frees. */
-char *cmd_output_name(const cmd_opts *o, const char *kind);
-
-/* "run NAME: REQUEST (STATE)", for a subtitle or a description; the
- * request is the run's, made safe (pcp_run_text). */
-void cmd_run_subtitle(strbuf *sb, const char *name, const pcp_run *r);
-
-/* The "no stacks" error (exit status 2). */
-int cmd_empty_input(const cmd_opts *o);
+/* Print a usage error as the parser does and return 2. */
+int cmd_opts_error(cmd_opts *o, const char *usage, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -643,128 +642,6 @@ bool run_name_ok(const char *s)
         if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
             return false;
     return true;
-}
-
-static bool parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || errno != 0 || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
-int run_parse_args(int argc, char **argv, run_opts *o, char *err, size_t errlen)
-{
-    enum { O_HZ = 256, O_PID, O_CMD, O_KONLY, O_UONLY, O_NAME, O_DIR, O_BACKEND };
-    static const struct option lopts[] = {
-        { "duration", required_argument, NULL, 'T' },
-        { "name", required_argument, NULL, O_NAME },
-        { "hz", required_argument, NULL, O_HZ },
-        { "pid", required_argument, NULL, O_PID },
-        { "cmd", required_argument, NULL, O_CMD },
-        { "kernel-only", no_argument, NULL, O_KONLY },
-        { "user-only", no_argument, NULL, O_UONLY },
-        { "dir", required_argument, NULL, O_DIR },
-        { "backend", required_argument, NULL, O_BACKEND },
-        { "help", no_argument, NULL, 'H' },
-        { NULL, 0, NULL, 0 },
-    };
-    memset(o, 0, sizeof *o);
-    err[0] = '\0';
-    optind = 0;                 /* full re-initialisation (GNU) */
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":T:", lopts, NULL)) != -1) {
-        switch (c) {
-        case 'T':
-            o->duration = run_parse_duration(optarg);
-            if (o->duration <= 0) {
-                snprintf(err, errlen, "bad duration '%s' (seconds, or with a unit: "
-                         "500ms, 10s, 2m, 1h)", optarg);
-                return 2;
-            }
-            break;
-        case O_NAME:
-            if (!run_name_ok(optarg)) {
-                snprintf(err, errlen, "bad name '%s': a letter, then letters, digits "
-                         "or '_', at most 48 (it is the module name and a PCP name "
-                         "component)", optarg);
-                return 2;
-            }
-            o->name = optarg;
-            break;
-        case O_HZ:
-            if (!parse_long(optarg, 1, 100000, &o->hz)) {
-                snprintf(err, errlen, "bad --hz '%s' (1..100000)", optarg);
-                return 2;
-            }
-            o->given |= RUN_OPT_HZ;
-            break;
-        case O_PID:
-            if (!parse_long(optarg, 1, 0x3fffffff, &o->pid)) {
-                snprintf(err, errlen, "bad --pid '%s'", optarg);
-                return 2;
-            }
-            o->given |= RUN_OPT_PID;
-            break;
-        case O_CMD:
-            if (*optarg == '\0') {
-                snprintf(err, errlen, "empty --cmd");
-                return 2;
-            }
-            o->cmd = optarg;
-            o->given |= RUN_OPT_CMD;
-            break;
-        case O_KONLY:
-            o->kernel_only = true;
-            o->given |= RUN_OPT_KERNEL_ONLY;
-            break;
-        case O_UONLY:
-            o->user_only = true;
-            o->given |= RUN_OPT_USER_ONLY;
-            break;
-        case O_DIR:
-            o->dir = optarg;
-            break;
-        case O_BACKEND:
-            if (strcmp(optarg, "stap") && strcmp(optarg, "bpf") && strcmp(optarg, "perf")) {
-                snprintf(err, errlen, "bad --backend '%s' (stap, bpf or perf)", optarg);
-                return 2;
-            }
-            o->backend = optarg;
-            break;
-        case 'H':
-            o->help = true;
-            return 0;
-        case ':':
-            snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
-            return 2;
-        default:
-            snprintf(err, errlen, "unknown option '%s'", argv[optind - 1]);
-            return 2;
-        }
-    }
-    if (optind >= argc) {
-        snprintf(err, errlen, "no script named (staprelay list shows them)");
-        return 2;
-    }
-    o->script = argv[optind++];
-    if (optind < argc) {
-        snprintf(err, errlen, "unexpected argument '%s' after the script name", argv[optind]);
-        return 2;
-    }
-    if (o->pid && o->cmd) {
-        snprintf(err, errlen, "--pid and --cmd exclude each other");
-        return 2;
-    }
-    if (o->kernel_only && o->user_only) {
-        snprintf(err, errlen, "--kernel-only and --user-only exclude each other");
-        return 2;
-    }
-    return 0;
 }
 
 /* ---- the choice --------------------------------------------------------- */

@@ -93,6 +93,7 @@ void run_env_probe(run_env *e, const char *root);
 /* Only the module check: true if loadable; else why. */
 bool run_probe_modules(const char *root, char *why, size_t len);
 
+/* What `run` was asked (cmd/options.c parses it: OPTS_SCRIPT). */
 typedef struct run_opts {
     const char *script;
     double      duration;     /* seconds; 0 = until interrupted */
@@ -104,12 +105,8 @@ typedef struct run_opts {
     const char *dir;          /* perf: watched directory */
     const char *backend;      /* forced: "stap", "bpf", "perf" */
     unsigned    given;        /* RUN_OPT_* the user gave */
-    bool        help;
 } run_opts;
 
-/* Parse `run` arguments (argv[0] = "run").  Returns 0, or 2 with a
- * message in err. */
-int run_parse_args(int argc, char **argv, run_opts *o, char *err, size_t errlen);
 /* "4", "4s", "500ms", "2m", "1h", "1.5sec": seconds, or -1. */
 double run_parse_duration(const char *s);
 /* A module / prefix name: [A-Za-z][A-Za-z0-9_]*, at most 48 bytes. */
