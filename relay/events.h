@@ -17,7 +17,7 @@
 #include "relay/evqueue.h"
 #include "relay/log.h"
 #include "relay/metadata.h"
-#include "relay/stacktab.h"
+#include "relay/stackcount.h"
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -4,7 +4,7 @@
 #include "relay/events.h"
 #include "relay/metadata.h"
 #include "relay/snapshot.h"
-#include "relay/stacktab.h"
+#include "relay/stackcount.h"
 #include "tests/suites.h"
 
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* stacktab: bounded table of stacks and counts. */
-#include "relay/stacktab.h"
+#include "relay/stackcount.h"
 #include "relay/stack.h"
 #include "relay/strmap.h"
 
