@@ -848,9 +848,9 @@ void source_refresh_data(source *s)
         double now = ev_time();
         for (size_t i = 0; i < s->meta->nevents; i++)
             if (s->streams[i] != NULL && s->streams[i]->stacks != NULL) {
-                uint64_t g = stacktab_generation(s->streams[i]->stacks);
-                stacktab_expire(s->streams[i]->stacks, now);
-                if (stacktab_generation(s->streams[i]->stacks) != g)
+                uint64_t g = stackcount_generation(s->streams[i]->stacks);
+                stackcount_expire(s->streams[i]->stacks, now);
+                if (stackcount_generation(s->streams[i]->stacks) != g)
                     s->relay->data_dirty = true;
             }
     }

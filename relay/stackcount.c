@@ -1,4 +1,4 @@
-/* stacktab: bounded table of stacks and counts. */
+/* stackcount: bounded table of stacks and counts (see stackcount.h). */
 #include "relay/stackcount.h"
 #include "relay/stack.h"
 #include "relay/strmap.h"
@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct stacktab {
-    stack_entry *entries;
+struct stackcount {
+    stackcount_row *entries;
     size_t n, cap, max;
     double expiry;
     strmap *index;       /* instance name -> position */
@@ -15,9 +15,9 @@ struct stacktab {
     uint64_t evicted;
 };
 
-stacktab *stacktab_new(size_t max_entries, double expiry)
+stackcount *stackcount_new(size_t max_entries, double expiry)
 {
-    stacktab *t = calloc(1, sizeof(*t));
+    stackcount *t = calloc(1, sizeof(*t));
     if (t == NULL)
         return NULL;
     t->max = max_entries ? max_entries : 1;
@@ -30,7 +30,7 @@ stacktab *stacktab_new(size_t max_entries, double expiry)
     return t;
 }
 
-void stacktab_free(stacktab *t)
+void stackcount_free(stackcount *t)
 {
     if (t == NULL)
         return;
@@ -42,7 +42,7 @@ void stacktab_free(stacktab *t)
 }
 
 /* Remove entry i by moving the last one into its place. */
-static void remove_at(stacktab *t, size_t i)
+static void remove_at(stackcount *t, size_t i)
 {
     strmap_del(t->index, t->entries[i].name);
     free(t->entries[i].name);
@@ -63,7 +63,7 @@ static int by_last_seen(const void *a, const void *b)
 
 /* Evict the least recently seen tenth in one pass, so a full table costs
  * one sort per max/10 new stacks, not a scan per stack. */
-static void evict_coldest(stacktab *t)
+static void evict_coldest(stackcount *t)
 {
     size_t k = t->n / 10 ? t->n / 10 : 1;
     const double **order = malloc(t->n * sizeof(*order));
@@ -81,7 +81,7 @@ static void evict_coldest(stacktab *t)
         }
 }
 
-void stacktab_add(stacktab *t, const char *folded, uint64_t weight, double now)
+void stackcount_add(stackcount *t, const char *folded, uint64_t weight, double now)
 {
     char *name = stack_instance_name(folded);
     if (name == NULL)
@@ -97,7 +97,7 @@ void stacktab_add(stacktab *t, const char *folded, uint64_t weight, double now)
         evict_coldest(t);
     if (t->n == t->cap) {
         size_t nc = t->cap ? t->cap * 2 : 64;
-        stack_entry *ne = realloc(t->entries, nc * sizeof(*ne));
+        stackcount_row *ne = realloc(t->entries, nc * sizeof(*ne));
         if (ne == NULL) {
             free(name);
             return;
@@ -105,35 +105,35 @@ void stacktab_add(stacktab *t, const char *folded, uint64_t weight, double now)
         t->entries = ne;
         t->cap = nc;
     }
-    t->entries[t->n] = (stack_entry){name, weight, now};
+    t->entries[t->n] = (stackcount_row){name, weight, now};
     strmap_put(t->index, name, (int64_t)t->n);
     t->n++;
     t->generation++;
 }
 
-void stacktab_expire(stacktab *t, double now)
+void stackcount_expire(stackcount *t, double now)
 {
     for (size_t i = t->n; i-- > 0;)
         if (now - t->entries[i].last_seen > t->expiry)
             remove_at(t, i);
 }
 
-size_t stacktab_count(const stacktab *t)
+size_t stackcount_size(const stackcount *t)
 {
     return t->n;
 }
 
-const stack_entry *stacktab_entry(const stacktab *t, size_t i)
+const stackcount_row *stackcount_entry(const stackcount *t, size_t i)
 {
     return i < t->n ? &t->entries[i] : NULL;
 }
 
-uint64_t stacktab_generation(const stacktab *t)
+uint64_t stackcount_generation(const stackcount *t)
 {
     return t->generation;
 }
 
-uint64_t stacktab_evicted(const stacktab *t)
+uint64_t stackcount_evicted(const stackcount *t)
 {
     return t->evicted;
 }

@@ -1,33 +1,33 @@
-/* stacktab: distinct stacks of one event stream with their cumulative
+/* stackcount: distinct stacks of one event stream with their cumulative
  * sample counts; the shape grafana-pcp's flame graph reads.  Bounded:
  * stacks not seen for `expiry` seconds are removed, and when the table is
  * full the least recently seen tenth is evicted.  Entries are dense (0..n-1)
  * so the host can serve them positionally; `generation` changes whenever
  * the set of stacks changes. */
-#ifndef STAPRELAY_STACKTAB_H
-#define STAPRELAY_STACKTAB_H
+#ifndef STAPRELAY_STACKCOUNT_H
+#define STAPRELAY_STACKCOUNT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct stack_entry {
+typedef struct stackcount_row {
     char *name;          /* instance name (stack_instance_name form) */
     uint64_t count;      /* cumulative weight */
     double last_seen;
-} stack_entry;
+} stackcount_row;
 
-typedef struct stacktab stacktab;
+typedef struct stackcount stackcount;
 
-stacktab *stacktab_new(size_t max_entries, double expiry);
-void stacktab_free(stacktab *t);
+stackcount *stackcount_new(size_t max_entries, double expiry);
+void stackcount_free(stackcount *t);
 
 /* Add weight to the stack (folded form). */
-void stacktab_add(stacktab *t, const char *folded, uint64_t weight, double now);
-void stacktab_expire(stacktab *t, double now);
+void stackcount_add(stackcount *t, const char *folded, uint64_t weight, double now);
+void stackcount_expire(stackcount *t, double now);
 
-size_t stacktab_count(const stacktab *t);
-const stack_entry *stacktab_entry(const stacktab *t, size_t i);
-uint64_t stacktab_generation(const stacktab *t);
-uint64_t stacktab_evicted(const stacktab *t);
+size_t stackcount_size(const stackcount *t);
+const stackcount_row *stackcount_entry(const stackcount *t, size_t i);
+uint64_t stackcount_generation(const stackcount *t);
+uint64_t stackcount_evicted(const stackcount *t);
 
 #endif

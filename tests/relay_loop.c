@@ -348,7 +348,7 @@ START_TEST(stap_root_modules_from_tapset_fixtures)
     }
     source *prof = find_by_prefix(&f, "profile");
     ck_assert_ptr_nonnull(prof);
-    ck_assert_uint_gt(stacktab_count(prof->streams[0]->stacks), 0);
+    ck_assert_uint_gt(stackcount_size(prof->streams[0]->stacks), 0);
     /* a module that is unloaded keeps its names without values; loaded
      * again, it is read again */
     char path[512];
