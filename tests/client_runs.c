@@ -334,29 +334,29 @@ START_TEST(run_options)
     snprintf(buf, sizeof buf, "flame -h a --run profile-20261130T010203 "
              "--output-dir %s", dir);
     ck_assert_int_eq(parse_args(&o, FLAME, buf), 0);
-    char *n = cmd_output_name(&o, "flame.svg");
+    char *n = inout_output_name(&o, "flame.svg");
     ck_assert_str_eq(n, "profile-20261130T010203-flame.svg");
     free(n);
-    n = cmd_output_name(&o, "heatmap.html");
+    n = inout_output_name(&o, "heatmap.html");
     ck_assert_str_eq(n, "profile-20261130T010203-heatmap.html");
     free(n);
     snprintf(buf, sizeof buf, "diff -a x --run A --run B --output-dir %s", dir);
     ck_assert_int_eq(parse_args(&o, DIFF, buf), 0);
-    n = cmd_output_name(&o, "diff.svg");
+    n = inout_output_name(&o, "diff.svg");
     ck_assert_str_eq(n, "A-vs-B-diff.svg");
     free(n);
     snprintf(buf, sizeof buf, "flame --output-dir %s --name cpu f.folded", dir);
     ck_assert_int_eq(parse_args(&o, FLAME, buf), 0);
-    n = cmd_output_name(&o, "flame.svg");
+    n = inout_output_name(&o, "flame.svg");
     ck_assert_str_eq(n, "cpu-flame.svg");
     free(n);
     snprintf(buf, sizeof buf, "flame -h a --run r1 --name web1 --output-dir %s", dir);
     ck_assert_int_eq(parse_args(&o, FLAME, buf), 0);
-    n = cmd_output_name(&o, "flame.svg");
+    n = inout_output_name(&o, "flame.svg");
     ck_assert_str_eq(n, "web1-flame.svg");    /* --name wins */
     free(n);
     ck_assert_int_eq(parse_args(&o, FLAME, "flame -h a --run r1"), 0);
-    ck_assert_ptr_null(cmd_output_name(&o, "flame.svg"));
+    ck_assert_ptr_null(inout_output_name(&o, "flame.svg"));
 
     snprintf(buf, sizeof buf, "flame --output-dir %s f.folded", dir);
     ck_assert_int_eq(parse_args(&o, FLAME, buf), 2);        /* no name */

@@ -81,7 +81,7 @@ static int read_live_windows(const cmd_opts *o, stacktab *tab)
     ls.split_ns = (int64_t)now.tv_sec * 1000000000
                   + (int64_t)now.tv_usec * 1000
                   + (int64_t)(len[0] * 1e9);
-    int rc = cmd_read_pcp(o, &po, 0, tab);
+    int rc = inout_read_pcp(o, &po, 0, tab);
     for (int i = 0; i < 2; i++)
         stack_sink_free(&ls.side[i]);
     return rc;
@@ -133,14 +133,14 @@ int cmd_diff(int argc, char **argv)
     char run_side[2][300], subtitle[600];
     stacktab *tab = stacktab_new();
     if (!pcp) {
-        rc = cmd_read_inputs(&o, o.files, 1, 0, tab);
+        rc = inout_read_inputs(&o, o.files, 1, 0, tab);
         if (rc == 0)
-            rc = cmd_read_inputs(&o, o.files + 1, 1, 1, tab);
+            rc = inout_read_inputs(&o, o.files + 1, 1, 1, tab);
     } else if (o.nruns == 2) {
         for (int side = 0; side < 2 && rc == 0; side++) {
             pcp_options po = o.pcp;
             po.run = o.runs[side];
-            rc = cmd_read_pcp(&o, &po, side, tab);
+            rc = inout_read_pcp(&o, &po, side, tab);
         }
         snprintf(run_side[0], sizeof run_side[0], "run %s", o.runs[0]);
         snprintf(run_side[1], sizeof run_side[1], "run %s", o.runs[1]);
@@ -164,7 +164,7 @@ int cmd_diff(int argc, char **argv)
     } else if (nsrc == 2) {
         pcp_options po = o.pcp;
         po.col_per_source = true;     /* both sides collected together */
-        rc = cmd_read_pcp(&o, &po, 0, tab);
+        rc = inout_read_pcp(&o, &po, 0, tab);
         const char *const *src = o.pcp.nhosts ? o.pcp.hosts : o.pcp.archives;
         side_name[0] = src[0];
         side_name[1] = src[1];
@@ -174,7 +174,7 @@ int cmd_diff(int argc, char **argv)
             po.start = o.nstarts ? o.starts[o.nstarts == 2 ? side : 0] : NULL;
             po.finish = o.nfinishes ? o.finishes[o.nfinishes == 2 ? side : 0]
                                     : NULL;
-            rc = cmd_read_pcp(&o, &po, side, tab);
+            rc = inout_read_pcp(&o, &po, side, tab);
         }
         side_name[0] = "the BEFORE window";
         side_name[1] = "the AFTER window";
@@ -193,13 +193,13 @@ int cmd_diff(int argc, char **argv)
         rc = 2;
     }
     if (rc == 0) {
-        FILE *out = cmd_open_output(&o, o.folded_out ? "diff.folded"
+        FILE *out = inout_open_output(&o, o.folded_out ? "diff.folded"
                                                      : "diff.svg");
         if (out == NULL) {
             rc = 1;
         } else if (o.folded_out) {
             folded_write_where(out, tab, true, o.elided);
-            rc = cmd_close_output(&o, out);
+            rc = inout_close_output(&o, out);
         } else {
             ft_options fo = {
                 .mode = o.elided ? FT_ELIDED : FT_DIFF,
@@ -220,9 +220,9 @@ int cmd_diff(int argc, char **argv)
             }
             flametree_free(t);
             if (rc == 0)
-                rc = cmd_close_output(&o, out);
+                rc = inout_close_output(&o, out);
             else
-                cmd_discard_output(&o, out);
+                inout_discard_output(&o, out);
         }
     }
     stacktab_free(tab);

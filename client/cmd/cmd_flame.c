@@ -39,29 +39,29 @@ int cmd_flame(int argc, char **argv)
     o.pcp.run_info = o.pcp.run ? &run : NULL;
     stacktab *tab = stacktab_new();
     stacktab_keep_sequence(tab, o.svg.flamechart);
-    rc = cmd_read_inputs(&o, o.files, o.nfiles, 0, tab);
+    rc = inout_read_inputs(&o, o.files, o.nfiles, 0, tab);
     strbuf sub = STRBUF_INIT;
     if (rc == 0 && o.pcp.run && o.svg.subtitle == NULL) {
-        cmd_run_subtitle(&sub, o.pcp.run, &run);
+        inout_run_title(&sub, o.pcp.run, &run);
         o.svg.subtitle = sub.buf;
     }
     bool diff = stacktab_has_col1(tab);   /* 2-column folded input */
     double total = stacktab_total(tab, diff ? 1 : 0);
     if (rc == 0 && total <= 0)
-        rc = cmd_empty_input(&o);
+        rc = inout_empty_input(&o);
     if (rc == 0 && total < 100 && strcmp(o.svg.countname, "samples") == 0)
         fprintf(stderr, "staprelay flame: stack count is low (%g). "
                 "Did something go wrong?\n", total);
     if (rc == 0) {
         bool ss = strcmp(fmt, "speedscope") == 0;
-        FILE *out = cmd_open_output(&o, ss ? "flame.json" : "flame.svg");
+        FILE *out = inout_open_output(&o, ss ? "flame.json" : "flame.svg");
         if (out == NULL) {
             rc = 1;
         } else if (ss) {
             speedscope_write(out, tab, diff ? 1 : 0,
                              o.svg.title ? o.svg.title : "staprelay flame",
                              "none");
-            rc = cmd_close_output(&o, out);
+            rc = inout_close_output(&o, out);
         } else {
             ft_options fo = {
                 .mode = diff ? FT_DIFF : FT_SINGLE,
@@ -73,7 +73,7 @@ int cmd_flame(int argc, char **argv)
             flametree *t = flametree_build(tab, &fo);
             flamesvg_write(out, t, &o.svg);
             flametree_free(t);
-            rc = cmd_close_output(&o, out);
+            rc = inout_close_output(&o, out);
         }
     }
     stacktab_free(tab);

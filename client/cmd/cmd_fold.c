@@ -30,11 +30,11 @@ int cmd_fold(int argc, char **argv)
         return 2;
     }
     stacktab *tab = stacktab_new();
-    rc = cmd_read_inputs(&o, o.files, o.nfiles, 0, tab);
+    rc = inout_read_inputs(&o, o.files, o.nfiles, 0, tab);
     if (rc == 0 && stacktab_total(tab, 0) + stacktab_total(tab, 1) <= 0)
-        rc = cmd_empty_input(&o);
+        rc = inout_empty_input(&o);
     if (rc == 0) {
-        FILE *out = cmd_open_output(&o, NULL);
+        FILE *out = inout_open_output(&o, NULL);
         if (out == NULL) {
             rc = 1;
         } else {
@@ -42,7 +42,7 @@ int cmd_fold(int argc, char **argv)
                 speedscope_write(out, tab, 0, "staprelay fold", "none");
             else
                 folded_write(out, tab, stacktab_has_col1(tab));
-            rc = cmd_close_output(&o, out);
+            rc = inout_close_output(&o, out);
         }
     }
     stacktab_free(tab);

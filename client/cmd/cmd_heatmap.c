@@ -139,7 +139,7 @@ static void describe(strbuf *sb, const cmd_opts *o, const heatmap *h,
 {
     const pcp_options *p = &o->pcp;
     if (p->run) {
-        cmd_run_subtitle(sb, p->run, run);
+        inout_run_title(sb, p->run, run);
         sb_adds(sb, " from ");
     }
     if (p->nhosts) {
@@ -199,7 +199,7 @@ int cmd_heatmap(int argc, char **argv)
         cmd_opts po = o;
         po.in.on_sample = observe;
         po.in.on_sample_arg = &ctx;
-        rc = cmd_read_pcp(&po, &o.pcp, 0, h->tab);
+        rc = inout_read_pcp(&po, &o.pcp, 0, h->tab);
     }
     if (rc == 0 && (o.nfiles > 0 || !pcp_options_active(&o.pcp))) {
         if (o.nfiles == 0)
@@ -220,7 +220,7 @@ int cmd_heatmap(int argc, char **argv)
             fprintf(stderr, "staprelay heatmap: %.*s\n", (int)(nl - p), p);
         }
         sb_free(&w);
-        FILE *out = cmd_open_output(&o, strcmp(fmt, "json") == 0
+        FILE *out = inout_open_output(&o, strcmp(fmt, "json") == 0
                                         ? "heatmap.json"
                                         : strcmp(fmt, "svg") == 0
                                         ? "heatmap.svg" : "heatmap.html");
@@ -237,7 +237,7 @@ int cmd_heatmap(int argc, char **argv)
             else
                 heatmap_write_html(out, h, &ho);
             sb_free(&src);
-            rc = cmd_close_output(&o, out);
+            rc = inout_close_output(&o, out);
         }
     }
     sb_free(&err);

@@ -24,15 +24,15 @@ int cmd_top(int argc, char **argv)
         return 2;
     }
     stacktab *tab = stacktab_new();
-    rc = cmd_read_inputs(&o, o.files, o.nfiles, 0, tab);
+    rc = inout_read_inputs(&o, o.files, o.nfiles, 0, tab);
     int col = stacktab_has_col1(tab) ? 1 : 0;
     if (rc == 0 && stacktab_total(tab, col) <= 0)
-        rc = cmd_empty_input(&o);
+        rc = inout_empty_input(&o);
     if (rc == 0) {
         top_result *r = top_compute(tab, col);
         bool total = strcmp(o.by, "total") == 0;
         top_sort(r, total);
-        FILE *out = cmd_open_output(&o, NULL);
+        FILE *out = inout_open_output(&o, NULL);
         if (out == NULL) {
             rc = 1;
         } else {
@@ -40,7 +40,7 @@ int cmd_top(int argc, char **argv)
                 top_write_json(out, r, (size_t)o.limit, o.svg.countname, o.by);
             else
                 top_write_table(out, r, (size_t)o.limit, o.svg.countname);
-            rc = cmd_close_output(&o, out);
+            rc = inout_close_output(&o, out);
         }
         top_free(r);
     }

@@ -9,7 +9,7 @@
 
 #include "client/util/xalloc.h"
 
-char *cmd_output_name(const cmd_opts *o, const char *kind)
+char *inout_output_name(const cmd_opts *o, const char *kind)
 {
     if (o->output_dir == NULL || kind == NULL)
         return NULL;
@@ -20,7 +20,7 @@ char *cmd_output_name(const cmd_opts *o, const char *kind)
 }
 
 
-int cmd_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
+int inout_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
                  stacktab *tab)
 {
     input_options in = o->in;
@@ -60,14 +60,14 @@ int cmd_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
     return 0;
 }
 
-int cmd_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
+int inout_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
                     stacktab *tab)
 {
     input_options in = o->in;
     in.col = col;
     char *stdin_only[] = { "-" };
     if (pcp_options_active(&o->pcp)) {
-        int rc = cmd_read_pcp(o, &o->pcp, col, tab);
+        int rc = inout_read_pcp(o, &o->pcp, col, tab);
         if (rc != 0 || nfiles == 0)
             return rc;
     } else if (nfiles == 0) {
@@ -97,10 +97,10 @@ int cmd_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
     return 0;
 }
 
-FILE *cmd_open_output(cmd_opts *o, const char *kind)
+FILE *inout_open_output(cmd_opts *o, const char *kind)
 {
     if (o->output_dir && kind) {
-        char *name = cmd_output_name(o, kind);
+        char *name = inout_output_name(o, kind);
         strbuf err = STRBUF_INIT;
         FILE *fp = outfile_open(&o->outf, o->output_dir, name, &err);
         if (fp == NULL)
@@ -118,7 +118,7 @@ FILE *cmd_open_output(cmd_opts *o, const char *kind)
     return fp;
 }
 
-int cmd_close_output(cmd_opts *o, FILE *out)
+int inout_close_output(cmd_opts *o, FILE *out)
 {
     if (o->outf.fp != NULL && out == o->outf.fp) {
         strbuf err = STRBUF_INIT;
@@ -147,7 +147,7 @@ int cmd_close_output(cmd_opts *o, FILE *out)
     return 0;
 }
 
-void cmd_discard_output(cmd_opts *o, FILE *out)
+void inout_discard_output(cmd_opts *o, FILE *out)
 {
     if (o->outf.fp != NULL && out == o->outf.fp) {
         outfile_abort(&o->outf);
@@ -158,7 +158,7 @@ void cmd_discard_output(cmd_opts *o, FILE *out)
     }
 }
 
-void cmd_run_subtitle(strbuf *sb, const char *name, const pcp_run *r)
+void inout_run_title(strbuf *sb, const char *name, const pcp_run *r)
 {
     sb_printf(sb, "run %s", name);
     if (r->request && r->request[0]) {
@@ -169,7 +169,7 @@ void cmd_run_subtitle(strbuf *sb, const char *name, const pcp_run *r)
         sb_printf(sb, " (%s)", pcp_run_state_name(r->state));
 }
 
-int cmd_empty_input(const cmd_opts *o)
+int inout_empty_input(const cmd_opts *o)
 {
     if (pcp_options_active(&o->pcp) && o->nfiles == 0) {
         if (o->pcp.run)

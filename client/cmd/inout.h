@@ -16,33 +16,33 @@
  * stdin, when there is neither) into tab, column col.  Prints
  * "ignored N lines" / "missed N records" notes.  Returns 0, 1 (I/O
  * error) or 2 (usage error). */
-int cmd_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
+int inout_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
                     stacktab *tab);
 /* Read PCP sources only, with the given options (diff builds its
  * sides from o->pcp).  Same notes and return values. */
-int cmd_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
+int inout_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
                  stacktab *tab);
 
 /* Open -o (or stdout), or with --output-dir the temp file of
  * DIR/STEM-kind (kind: "flame.svg", "heatmap.html", ...; NULL for
  * commands without --output-dir).  Returns NULL after printing an
  * error. */
-FILE *cmd_open_output(cmd_opts *o, const char *kind);
+FILE *inout_open_output(cmd_opts *o, const char *kind);
 /* Close it (--output-dir: rename the temp file into place and say so
  * on stderr); returns 0, or 1 after printing a write error. */
-int cmd_close_output(cmd_opts *o, FILE *out);
+int inout_close_output(cmd_opts *o, FILE *out);
 /* Give up on it after a failure: --output-dir removes the temp file
  * (DIR/STEM-kind stays as it was); -o FILE and stdout are closed. */
-void cmd_discard_output(cmd_opts *o, FILE *out);
+void inout_discard_output(cmd_opts *o, FILE *out);
 /* The file name --output-dir writes for kind ("NAME-flame.svg"), or
  * NULL without --output-dir.  Caller frees. */
-char *cmd_output_name(const cmd_opts *o, const char *kind);
+char *inout_output_name(const cmd_opts *o, const char *kind);
 
 /* "run NAME: REQUEST (STATE)", for a subtitle or a description; the
  * request is the run's, made safe (pcp_run_text). */
-void cmd_run_subtitle(strbuf *sb, const char *name, const pcp_run *r);
+void inout_run_title(strbuf *sb, const char *name, const pcp_run *r);
 
 /* The "no stacks" error (exit status 2). */
-int cmd_empty_input(const cmd_opts *o);
+int inout_empty_input(const cmd_opts *o);
 
 #endif
