@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 
 struct perf_collapser {
     perf_options opt;

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <pcp/pmapi.h>
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 typedef enum {
     PCP_FIELD_OTHER = 0,

@@ -14,7 +14,7 @@
 
 #include "client/input/pcp_events.h"
 #include "client/stack/stacksink.h"
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 
 typedef struct field_entry {
     pmID      pmid;

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "client/render/flame_js.h"
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 #include "client/util/utf8.h"
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 
 #define XPAD FT_XPAD
 #define FRAMEPAD 1.0

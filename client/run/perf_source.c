@@ -14,7 +14,7 @@
 
 #include "client/input/collapse_perf.h"
 #include "client/util/utf8.h"
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 
 /* ---- parsing ------------------------------------------------------------ */
 

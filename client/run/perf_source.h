@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 typedef struct perf_sample {
     strbuf   comm;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 
 #define US ((int64_t)1000000)
 

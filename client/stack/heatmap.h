@@ -39,7 +39,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "client/stack/stacktab.h"
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 #define HEATMAP_DEFAULT_ROWS 50
 #define HEATMAP_MAX_ROWS     1000

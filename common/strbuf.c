@@ -1,12 +1,12 @@
 /* strbuf: growable byte buffer (see strbuf.h). */
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 
 void sb_free(strbuf *sb)
 {
