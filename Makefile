@@ -91,6 +91,7 @@ $(CLIENT_BIN): $(call obj,plain,$(CLIENT_MAIN)) $(CLIENT_OBJS) $(COMMON_OBJS)
 # ---- unit tests -------------------------------------------------------
 # One Check runner per part; suites are tests/<part>_*.c, registered in
 # tests/check_<part>.c.
+TEST_COMMON_SRCS := tests/check_common.c $(wildcard tests/common_*.c) tests/testutil.c
 TEST_RELAY_SRCS  := tests/check_relay.c $(wildcard tests/relay_*.c) tests/testutil.c
 TEST_PMDA_SRCS   := tests/check_pmda.c $(wildcard tests/pmda_*.c) tests/testutil.c
 TEST_CLIENT_SRCS := tests/check_client.c $(wildcard tests/client_*.c) tests/testutil.c
@@ -99,6 +100,8 @@ define test_runner
 build/$(1)/check_$(2): $(call obj,$(1),$(TEST_$(3)_SRCS)) $(call obj,$(1),$(4))
 	$$(CC) $(if $(filter asan,$(1)),$(SAN_FLAGS)) -o $$@ $$^ $(5) $(CHECK_LIBS) -lm
 endef
+$(eval $(call test_runner,plain,common,COMMON,$(COMMON_SRCS),))
+$(eval $(call test_runner,asan,common,COMMON,$(COMMON_SRCS),))
 $(eval $(call test_runner,plain,relay,RELAY,$(RELAY_SRCS) $(COMMON_SRCS),$(JANSSON_LIBS) $(EV_LIBS)))
 $(eval $(call test_runner,asan,relay,RELAY,$(RELAY_SRCS) $(COMMON_SRCS),$(JANSSON_LIBS) $(EV_LIBS)))
 $(eval $(call test_runner,plain,pmda,PMDA,$(PMDA_SRCS) $(RELAY_SRCS) $(COMMON_SRCS),$(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)))
@@ -106,7 +109,7 @@ $(eval $(call test_runner,asan,pmda,PMDA,$(PMDA_SRCS) $(RELAY_SRCS) $(COMMON_SRC
 $(eval $(call test_runner,plain,client,CLIENT,$(CLIENT_SRCS) $(COMMON_SRCS),$(PCP_LIBS) $(JANSSON_LIBS)))
 $(eval $(call test_runner,asan,client,CLIENT,$(CLIENT_SRCS) $(COMMON_SRCS),$(PCP_LIBS) $(JANSSON_LIBS)))
 
-UNIT_RUNNERS = $(foreach v,plain asan,$(foreach p,relay pmda client,build/$(v)/check_$(p)))
+UNIT_RUNNERS = $(foreach v,plain asan,$(foreach p,common relay pmda client,build/$(v)/check_$(p)))
 
 unit: $(UNIT_RUNNERS) build/asan/pmdastaprelay
 
