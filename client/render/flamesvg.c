@@ -315,7 +315,7 @@ static void write_frame(strbuf *sb, const flametree *t, const ft_node *nd,
     bool root = nd == &t->nodes[0];
     double total = flametree_total(t);
     double x1 = XPAD + nd->x * g->wpt;
-    double x2 = XPAD + (nd->x + nd->value) * g->wpt;
+    double x2 = XPAD + nd->end * g->wpt;
     double y1, y2;
     if (o->inverted) {
         y1 = g->top + nd->depth * g->fh;

@@ -39,6 +39,10 @@ typedef struct ft_node {
     double      delta;       /* differential: after - before, for
                               * stacks that end exactly here */
     double      x;           /* left offset in weight units (layout) */
+    double      end;         /* right edge in weight units: x + value,
+                              * or what flamegraph.pl has there (the
+                              * time it closed, read back from the 15
+                              * digits Perl keeps in its node key) */
 } ft_node;
 
 typedef enum {
