@@ -69,7 +69,7 @@ static const opt_def options[] = {
     { "sort",           required_argument, 0,   O_SORT,           OPTS_TREE },
     { "normalize",      no_argument,       'n', O_NORMALIZE,      OPTS_DIFF },
     { "strip-hex",      no_argument,       's', O_STRIP_HEX,      OPTS_DIFF },
-    { "negate",         no_argument,       0,   O_NEGATE,         OPTS_DIFF },
+    { "negate",         no_argument,       0,   O_NEGATE,         OPTS_SVG },
     { "elided",         no_argument,       0,   O_ELIDED,         OPTS_DIFF },
     { "folded",         no_argument,       0,   O_FOLDED,         OPTS_DIFF },
     { "limit",          required_argument, 'n', O_LIMIT,          OPTS_TOP },

@@ -19,7 +19,7 @@
 enum {
     OPTS_INPUT    = 1 << 0,  /* --input-format, perf collapse options */
     OPTS_SVG      = 1 << 1,  /* rendering options */
-    OPTS_DIFF     = 1 << 2,  /* --normalize --strip-hex --negate --elided --folded */
+    OPTS_DIFF     = 1 << 2,  /* --normalize --strip-hex --elided --folded */
     OPTS_TOP      = 1 << 3,  /* --limit --by */
     OPTS_TREE     = 1 << 4,  /* --reverse --sort */
     OPTS_PCP      = 1 << 5,  /* -h -a -t -S -T --metric --by-host */
