@@ -26,6 +26,23 @@
 
 #define FLUSH_INTERVAL 0.5
 
+/* Wait up to grace seconds for pid to exit by itself; true with its
+ * status when it did. */
+static bool wait_exit(pid_t pid, double grace, int *status)
+{
+    double until = run_now() + grace;
+    for (;;) {
+        pid_t r = waitpid(pid, status, WNOHANG);
+        if (r == pid)
+            return true;
+        if (r < 0 && errno != EINTR)
+            return false;
+        if (run_now() > until)
+            return false;
+        usleep(20000);
+    }
+}
+
 static void on_sample(void *arg, const perf_sample *s)
 {
     perf_source_add(arg, s);
@@ -254,17 +271,25 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
         perf_sampler_line(&ps, line.buf, line.len);
     perf_sampler_finish(&ps);
     close(fd);
-    int rst = run_stop_child(rec, SIGINT, 5);
+    /* Our input ended before we asked perf to stop: the command (or
+     * process) finished, and perf record is still writing its last
+     * records and exiting -- let it, rather than signal it and take the
+     * signal for a failure.  Only if it does not exit in time is it
+     * stopped, and then its status says nothing about the run. */
+    int rst = 0;
+    bool exited = !stopping && wait_exit(rec, 10, &rst);
+    if (!exited)
+        rst = run_stop_child(rec, SIGINT, 5);
     int sst = run_stop_child(scr, SIGINT, 5);
     bool flushed = perf_source_flush(&src, err, sizeof err) == 0;
     if (!flushed)
         fprintf(stderr, "staprelay run: %s\n", err);
 
     (void)sst;
-    bool rec_ok = WIFEXITED(rst) && WEXITSTATUS(rst) == 0;
-    /* after we asked perf record to stop, its status does not matter;
-     * before, a non-zero exit is a failure (no permission, bad pid...) */
-    bool failed = !stopping && !rec_ok;
+    /* after we asked perf record to stop (or had to), its status does
+     * not matter; a non-zero exit of its own is a failure (no
+     * permission, bad pid...) */
+    bool failed = exited && !(WIFEXITED(rst) && WEXITSTATUS(rst) == 0);
     if (failed)
         run_show_log(logfd, "perf");
     else if (!stopping && o->pid)
