@@ -302,6 +302,8 @@ static char **build_argv(const runs *rs, const request *q, char **text)
     args[k++] = xasprintf("%.0f", q->duration);
     args[k++] = xasprintf("--dir");
     args[k++] = xasprintf("%s", rs->directory);
+    /* a run's records replay, so `--run NAME` gets it from its start */
+    args[k++] = xasprintf("--replay");
     if (q->hz > 0) {
         args[k++] = xasprintf("--hz");
         args[k++] = xasprintf("%ld", q->hz);

@@ -50,9 +50,17 @@ int inout_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
     else if (st.stacks == 0 && st.outside && st.run_window)
         fprintf(stderr, "staprelay %s: all %" PRIu64 " records are outside "
                 "run %s's time window\n", o->command, st.outside, po->run);
+    else if (st.stacks == 0 && st.outside && st.live_window)
+        fprintf(stderr, "staprelay %s: all %" PRIu64 " records are stamped "
+                "outside the collection window (before it started or "
+                "after its end)\n", o->command, st.outside);
     else if (st.stacks == 0 && st.outside)
         fprintf(stderr, "staprelay %s: all %" PRIu64 " records are outside "
                 "the -S/-T window\n", o->command, st.outside);
+    else if (st.outside && st.live_window)
+        fprintf(stderr, "staprelay %s: left out %" PRIu64 " records stamped "
+                "outside the collection window (queued before it started, "
+                "or after its end)\n", o->command, st.outside);
     else if (st.outside && st.run_window)
         fprintf(stderr, "staprelay %s: left out %" PRIu64 " records from "
                 "outside run %s's time window (another run of the same "

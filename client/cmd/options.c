@@ -24,7 +24,7 @@ enum {
     O_LIVE_DIR, O_WINDOW_MINUTES, O_FLAME_SECONDS, O_MAX_SAMPLES,
     O_HEATMAP_KIND,
     O_DURATION, O_SCRIPT_NAME, O_HZ, O_SCRIPT_PID, O_CMD, O_KERNEL_ONLY,
-    O_USER_ONLY, O_SCRIPT_DIR, O_BACKEND,
+    O_USER_ONLY, O_SCRIPT_DIR, O_BACKEND, O_REPLAY,
 };
 
 /* Every option of every command.  A long name or a short letter may
@@ -102,6 +102,7 @@ static const opt_def options[] = {
     { "user-only",      no_argument,       0,   O_USER_ONLY,      OPTS_SCRIPT },
     { "dir",            required_argument, 0,   O_SCRIPT_DIR,     OPTS_SCRIPT },
     { "backend",        required_argument, 0,   O_BACKEND,        OPTS_SCRIPT },
+    { "replay",         no_argument,       0,   O_REPLAY,         OPTS_SCRIPT },
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 
@@ -436,6 +437,7 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
         o->script.given |= RUN_OPT_USER_ONLY;
         break;
     case O_SCRIPT_DIR: o->script.dir = arg; break;
+    case O_REPLAY: o->script.replay = true; break;
     case O_BACKEND:
         if (strcmp(arg, "stap") && strcmp(arg, "bpf") && strcmp(arg, "perf"))
             return cmd_opts_error(o, usage, "bad --backend '%s' (stap, bpf or "

@@ -104,6 +104,7 @@ typedef struct run_opts {
     bool        kernel_only, user_only;
     const char *dir;          /* perf: watched directory */
     const char *backend;      /* forced: "stap", "bpf", "perf" */
+    bool        replay;       /* --replay: the PMDA's runs (perf backend) */
     unsigned    given;        /* RUN_OPT_* the user gave */
 } run_opts;
 

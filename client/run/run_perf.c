@@ -80,7 +80,7 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
     }
     char err[1024];
     perf_source src;
-    if (perf_source_open(&src, parent, name, hz, err, sizeof err) != 0) {
+    if (perf_source_open(&src, parent, name, hz, o->replay, err, sizeof err) != 0) {
         fprintf(stderr, "staprelay run: %s\n", err);
         return RUN_EXIT_FAILED;
     }
