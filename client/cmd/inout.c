@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/xalloc.h"
 
@@ -28,7 +29,9 @@ int inout_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
     pcp_stats st;
     memset(&st, 0, sizeof st);
     strbuf err = STRBUF_INIT;
-    int rc = pcp_input_read(po, &in, o->command, tab, &st, &err);
+    pcp_options pcp = *po;
+    pcp.progress = isatty(STDERR_FILENO) && po->on_round == NULL;
+    int rc = pcp_input_read(&pcp, &in, o->command, tab, &st, &err);
     if (rc != 0) {
         fprintf(stderr, "staprelay %s: %s\n", o->command, err.buf);
         if (rc == 2)
@@ -68,7 +71,7 @@ int inout_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
     return 0;
 }
 
-int inout_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
+int inout_read_inputs(cmd_opts *o, char **files, int nfiles, int col,
                     stacktab *tab)
 {
     input_options in = o->in;
@@ -101,6 +104,14 @@ int inout_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
             fprintf(stderr, "staprelay %s: %s: kept only events of type %s"
                     " (%" PRIu64 " samples of other types skipped)\n",
                     o->command, name, st.event, st.filtered);
+        /* --period: the counts are the event's periods; name their unit
+         * (ns for the clock events) unless --countname did */
+        if (o->in.perf.period && st.format == INPUT_PERF && st.event[0]
+            && !o->countname_given) {
+            perf_period_unit(st.event, o->period_unit,
+                             sizeof o->period_unit);
+            o->svg.countname = o->period_unit;
+        }
     }
     return 0;
 }
@@ -152,6 +163,9 @@ int inout_close_output(cmd_opts *o, FILE *out)
                 o->output ? o->output : "stdout");
         return 1;
     }
+    /* on a terminal, say what was written where */
+    if (out != stdout && o->output && isatty(STDERR_FILENO))
+        fprintf(stderr, "staprelay %s: wrote %s\n", o->command, o->output);
     return 0;
 }
 

@@ -14,9 +14,11 @@
 
 /* Read the PCP sources (when -h/-a was given) and the named files (or
  * stdin, when there is neither) into tab, column col.  Prints
- * "ignored N lines" / "missed N records" notes.  Returns 0, 1 (I/O
- * error) or 2 (usage error). */
-int inout_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
+ * "ignored N lines" / "missed N records" notes; with --period, sets
+ * the count name to the event's unit (unless --countname).  Live, on a
+ * terminal, a one-line status shows samples, stacks and the time
+ * left.  Returns 0, 1 (I/O error) or 2 (usage error). */
+int inout_read_inputs(cmd_opts *o, char **files, int nfiles, int col,
                     stacktab *tab);
 /* Read PCP sources only, with the given options (diff builds its
  * sides from o->pcp).  Same notes and return values. */

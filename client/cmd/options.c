@@ -14,6 +14,7 @@
 
 enum {
     O_INPUT_FORMAT = 256, O_PID, O_TID, O_KERNEL, O_JIT, O_ALL, O_ADDRS,
+    O_NO_COMM, O_NO_MARKS, O_PERIOD,
     O_TITLE, O_SUBTITLE, O_COUNTNAME, O_NAMETYPE, O_WIDTH, O_HEIGHT,
     O_FONTSIZE, O_FONTTYPE, O_FONTWIDTH, O_MINWIDTH, O_COLORS, O_HASH,
     O_REVERSE, O_INVERTED, O_FLAMECHART, O_SORT, O_FORMAT, O_NOTES,
@@ -24,7 +25,7 @@ enum {
     O_LIVE_DIR, O_WINDOW_MINUTES, O_FLAME_SECONDS, O_MAX_SAMPLES,
     O_HEATMAP_KIND,
     O_DURATION, O_SCRIPT_NAME, O_HZ, O_SCRIPT_PID, O_CMD, O_KERNEL_ONLY,
-    O_USER_ONLY, O_SCRIPT_DIR, O_BACKEND, O_REPLAY,
+    O_USER_ONLY, O_SCRIPT_DIR, O_BACKEND, O_REPLAY, O_SAVE,
 };
 
 /* Every option of every command.  A long name or a short letter may
@@ -49,6 +50,9 @@ static const opt_def options[] = {
     { "jit",            no_argument,       0,   O_JIT,            OPTS_INPUT },
     { "all",            no_argument,       0,   O_ALL,            OPTS_INPUT },
     { "addrs",          no_argument,       0,   O_ADDRS,          OPTS_INPUT },
+    { "no-comm",        no_argument,       0,   O_NO_COMM,        OPTS_INPUT },
+    { "no-marks",       no_argument,       0,   O_NO_MARKS,       OPTS_INPUT },
+    { "period",         no_argument,       0,   O_PERIOD,         OPTS_INPUT },
     { "title",          required_argument, 0,   O_TITLE,          OPTS_SVG },
     { "subtitle",       required_argument, 0,   O_SUBTITLE,       OPTS_SVG },
     { "countname",      required_argument, 0,   O_COUNTNAME,      OPTS_SVG },
@@ -103,6 +107,7 @@ static const opt_def options[] = {
     { "dir",            required_argument, 0,   O_SCRIPT_DIR,     OPTS_SCRIPT },
     { "backend",        required_argument, 0,   O_BACKEND,        OPTS_SCRIPT },
     { "replay",         no_argument,       0,   O_REPLAY,         OPTS_SCRIPT },
+    { "save",           required_argument, 0,   O_SAVE,           OPTS_SCRIPT },
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 
@@ -299,13 +304,19 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
         break;
     case O_PID: o->in.perf.include_pid = true; break;
     case O_TID: o->in.perf.include_tid = true; break;
-    case O_KERNEL: o->in.perf.annotate_kernel = true; break;
-    case O_JIT: o->in.perf.annotate_jit = true; break;
-    case O_ALL: o->in.perf.annotate_kernel = o->in.perf.annotate_jit = true; break;
+    /* the marks are the default now (every path marks as the relay
+     * does); --kernel, --jit and --all stay accepted and undo
+     * --no-marks */
+    case O_KERNEL:
+    case O_JIT:
+    case O_ALL: o->in.perf.no_marks = false; break;
+    case O_NO_COMM: o->in.perf.no_comm = true; break;
+    case O_NO_MARKS: o->in.perf.no_marks = true; break;
+    case O_PERIOD: o->in.perf.period = true; break;
     case O_ADDRS: o->in.perf.include_addrs = true; break;
     case O_TITLE: o->svg.title = arg; break;
     case O_SUBTITLE: o->svg.subtitle = arg; break;
-    case O_COUNTNAME: o->svg.countname = arg; break;
+    case O_COUNTNAME: o->svg.countname = arg; o->countname_given = true; break;
     case O_NAMETYPE: o->svg.nametype = arg; break;
     case O_NOTES: o->svg.notes = arg; break;
     case O_FONTTYPE: o->svg.fonttype = arg; break;
@@ -438,6 +449,11 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
         break;
     case O_SCRIPT_DIR: o->script.dir = arg; break;
     case O_REPLAY: o->script.replay = true; break;
+    case O_SAVE:
+        if (*arg == '\0')
+            return cmd_opts_error(o, usage, "--save needs a file name");
+        o->script.save = arg;
+        break;
     case O_BACKEND:
         if (strcmp(arg, "stap") && strcmp(arg, "bpf") && strcmp(arg, "perf"))
             return cmd_opts_error(o, usage, "bad --backend '%s' (stap, bpf or "
@@ -486,12 +502,13 @@ static int finish_pcp(cmd_opts *o, const char *usage)
     }
     o->pcp.run = o->nruns ? o->runs[0] : NULL;
     const perf_options *pf = &o->in.perf;
-    if (pcp_options_active(&o->pcp) && o->nfiles == 0
-        && (pf->annotate_kernel || pf->annotate_jit || pf->include_addrs))
-        return cmd_opts_error(o, usage, "--kernel, --jit, --all and --addrs "
-                              "apply to perf script text; PCP event records "
-                              "come with their stacks folded (kernel frames "
-                              "already marked _[k], JIT frames _[j])");
+    if (pcp_options_active(&o->pcp) && o->nfiles == 0 && pf->include_addrs)
+        return cmd_opts_error(o, usage, "--addrs applies to perf script "
+                              "text; PCP event records come with their "
+                              "stacks folded");
+    if (pcp_options_active(&o->pcp) && o->nfiles == 0 && pf->period)
+        return cmd_opts_error(o, usage, "--period applies to perf script "
+                              "text; PCP event records count samples");
     int rc = check_output_dir(o, usage);
     if (rc != 0)
         return rc;

@@ -38,6 +38,8 @@ typedef struct cmd_opts {
     char          error[512];  /* the last usage error, as printed */
     input_options in;
     svg_options   svg;
+    bool          countname_given;
+    char          period_unit[64];  /* --period: what the counts are */
     const char   *output;      /* -o; NULL = stdout */
     const char   *format;      /* --format */
     bool          reverse;

@@ -266,8 +266,7 @@ static void on_sample(void *arg, const pcp_sample *smp)
     }
     if (smp->bad_weight
         || !pcp_sample_stack(smp, rd->po->by_host ? s->host : NULL,
-                             rd->in->perf.include_pid,
-                             rd->in->perf.include_tid, &rd->stack)) {
+                             &rd->in->perf, &rd->stack)) {
         rd->st->ignored++;
         return;
     }

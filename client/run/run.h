@@ -105,6 +105,7 @@ typedef struct run_opts {
     const char *dir;          /* perf: watched directory */
     const char *backend;      /* forced: "stap", "bpf", "perf" */
     bool        replay;       /* --replay: the PMDA's runs (perf backend) */
+    const char *save;         /* --save FILE: perf script text kept */
     unsigned    given;        /* RUN_OPT_* the user gave */
 } run_opts;
 

@@ -78,10 +78,17 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
             return RUN_EXIT_FAILED;
         }
     }
+    FILE *save = NULL;
+    if (o->save && (save = fopen(o->save, "w")) == NULL) {
+        fprintf(stderr, "staprelay run: --save %s: %s\n", o->save, strerror(errno));
+        return RUN_EXIT_FAILED;
+    }
     char err[1024];
     perf_source src;
     if (perf_source_open(&src, parent, name, hz, o->replay, err, sizeof err) != 0) {
         fprintf(stderr, "staprelay run: %s\n", err);
+        if (save)
+            fclose(save);
         return RUN_EXIT_FAILED;
     }
 
@@ -90,6 +97,8 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
     if (pipe2(rec_pipe, O_CLOEXEC) != 0 || pipe2(scr_pipe, O_CLOEXEC) != 0) {
         fprintf(stderr, "staprelay run: pipe: %s\n", strerror(errno));
         perf_source_close(&src, true);
+        if (save)
+            fclose(save);
         return RUN_EXIT_FAILED;
     }
     int logfd = run_tmp_log("perf");
@@ -179,6 +188,8 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
             run_stop_child(rec, SIGKILL, 1);
         close(scr_pipe[0]);
         perf_source_close(&src, true);
+        if (save)
+            fclose(save);
         return RUN_EXIT_FAILED;
     }
 
@@ -249,6 +260,10 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
         }
         if (n == 0)
             break;
+        if (save && fwrite(buf, 1, (size_t)n, save) != (size_t)n && !write_failed) {
+            fprintf(stderr, "staprelay run: --save %s: %s\n", o->save, strerror(errno));
+            write_failed = true;
+        }
         size_t off = 0;
         while (off < (size_t)n) {
             char *nl = memchr(buf + off, '\n', (size_t)n - off);
@@ -310,6 +325,14 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
     fprintf(stderr, "staprelay run: removed %s\n", src.dir);
     perf_source_close(&src, true);
     perf_sampler_free(&ps);
+    if (save) {
+        if (fclose(save) != 0 && !write_failed) {
+            fprintf(stderr, "staprelay run: --save %s: %s\n", o->save, strerror(errno));
+            write_failed = true;
+        } else if (!write_failed) {
+            fprintf(stderr, "staprelay run: perf script text in %s\n", o->save);
+        }
+    }
     sb_free(&line);
     if (failed) {
         fprintf(stderr, "staprelay run: perf failed (%s)\n",
