@@ -71,9 +71,12 @@ int cmd_flame(int argc, char **argv)
             };
             flamesvg_tree_options(&o.svg, &fo);
             flametree *t = flametree_build(tab, &fo);
-            flamesvg_write(out, t, &o.svg);
+            rc = inout_write_flame(&o, out, t);
             flametree_free(t);
-            rc = inout_close_output(&o, out);
+            if (rc == 0)
+                rc = inout_close_output(&o, out);
+            else
+                inout_discard_output(&o, out);
         }
     }
     stacktab_free(tab);

@@ -207,3 +207,22 @@ int inout_empty_input(const cmd_opts *o)
             "backtraces)\n", o->command);
     return 2;
 }
+
+int inout_write_flame(cmd_opts *o, FILE *out, const flametree *t)
+{
+    strbuf err = STRBUF_INIT;
+    int rc = 0;
+    if (flamesvg_prepare(&o->svg, &err) < 0) {
+        fprintf(stderr, "staprelay %s: %s\n", o->command, err.buf);
+        rc = 1;
+    } else {
+        flamesvg_write(out, t, &o->svg);
+    }
+    sb_reset(&err);
+    if (flamesvg_finish(&o->svg, &err) < 0) {
+        fprintf(stderr, "staprelay %s: --cp: %s\n", o->command, err.buf);
+        rc = 1;
+    }
+    sb_free(&err);
+    return rc;
+}

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include "client/cmd/options.h"
 #include "client/input/pcp_runs.h"
+#include "client/stack/flametree.h"
 #include "client/stack/stacktab.h"
 #include "common/strbuf.h"
 
@@ -43,6 +44,11 @@ char *inout_output_name(const cmd_opts *o, const char *kind);
 /* "run NAME: REQUEST (STATE)", for a subtitle or a description; the
  * request is the run's, made safe (pcp_run_text). */
 void inout_run_title(strbuf *sb, const char *name, const pcp_run *r);
+
+/* Write the flame graph of t with o->svg: --nameattr's file and --cp's
+ * palette.map read first, palette.map written after.  0, or 1 after
+ * printing an error. */
+int inout_write_flame(cmd_opts *o, FILE *out, const flametree *t);
 
 /* The "no stacks" error (exit status 2). */
 int inout_empty_input(const cmd_opts *o);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "client/render/flame_js.h"
+#include "client/render/svgattr.h"
 #include "common/strbuf.h"
 #include "client/util/utf8.h"
 #include "common/xalloc.h"
@@ -25,6 +26,63 @@ void svg_options_default(svg_options *o)
     o->fontwidth = 0.59;
     o->minwidth = 0.1;
     o->colors = PAL_HOT;
+    o->factor = 1;
+    o->palette_file = "palette.map";
+}
+
+bool flamesvg_bgcolors_ok(const char *s)
+{
+    if (strcmp(s, "yellow") == 0 || strcmp(s, "blue") == 0
+        || strcmp(s, "green") == 0 || strcmp(s, "grey") == 0)
+        return true;
+    return strlen(s) == 7 && s[0] == '#' && strchr(s + 1, '\n') == NULL;
+}
+
+int flamesvg_prepare(svg_options *o, strbuf *err)
+{
+    if (o->nameattr_file && o->attrs == NULL) {
+        o->attrs = name_attrs_load(o->nameattr_file, err);
+        if (o->attrs == NULL)
+            return -1;
+    }
+    if (o->cp && o->pmap == NULL) {
+        o->pmap = palette_map_load(o->palette_file, err);
+        if (o->pmap == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+int flamesvg_finish(svg_options *o, strbuf *err)
+{
+    int rc = 0;
+    if (o->pmap)
+        rc = palette_map_save(o->pmap, o->palette_file, err);
+    palette_map_free(o->pmap);
+    o->pmap = NULL;
+    name_attrs_free(o->attrs);
+    o->attrs = NULL;
+    return rc;
+}
+
+/* The background stops: --bgcolors, else the palette's. */
+static void background(const svg_options *o, const char **top,
+                       const char **bottom)
+{
+    const char *b = o->bgcolors;
+    if (b == NULL) {
+        palette_background(o->colors, top, bottom);
+    } else if (b[0] == '#') {
+        *top = *bottom = b;
+    } else if (strcmp(b, "blue") == 0) {
+        *top = "#eeeeee", *bottom = "#e0e0ff";
+    } else if (strcmp(b, "green") == 0) {
+        *top = "#eef2ee", *bottom = "#e0ffe0";
+    } else if (strcmp(b, "grey") == 0) {
+        *top = "#f8f8f8", *bottom = "#e8e8e8";
+    } else {
+        *top = "#eeeeee", *bottom = "#eeeeb0";
+    }
 }
 
 void flamesvg_tree_options(const svg_options *o, ft_options *fo)
@@ -193,9 +251,15 @@ static void write_header(strbuf *sb, const svg_options *o, double H,
                          const char *title)
 {
     const char *bg1, *bg2;
-    palette_background(o->colors, &bg1, &bg2);
+    background(o, &bg1, &bg2);
     double W = o->width;
-    sb_adds(sb, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+    sb_adds(sb, "<?xml version=\"1.0\"");
+    if (o->encoding) {
+        sb_adds(sb, " encoding=\"");
+        xml_escape(sb, o->encoding, strlen(o->encoding), true);
+        sb_addc(sb, '"');
+    }
+    sb_adds(sb, " standalone=\"no\"?>\n"
                 "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
                 "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n");
     sb_adds(sb, "<svg version=\"1.1\" width=\"");
@@ -325,18 +389,56 @@ static void write_frame(strbuf *sb, const flametree *t, const ft_node *nd,
         y2 = g->H - g->ypad2 - nd->depth * g->fh;
     }
     char samples[64];
-    format_thousands(samples, sizeof samples, nd->value);
+    double shown = (nd->end - nd->x) * o->factor;   /* flamegraph.pl's */
+    format_thousands(samples, sizeof samples, shown);
     /* the percentage is of the rounded count, as flamegraph.pl does */
-    double samples_rounded = nd->value;
+    double samples_rounded = shown;
     if (samples_rounded != floor(samples_rounded)) {
         char rbuf[64];
-        snprintf(rbuf, sizeof rbuf, "%.0f", nd->value);
+        snprintf(rbuf, sizeof rbuf, "%.0f", shown);
         samples_rounded = strtod(rbuf, NULL);
     }
+    double total_shown = total * o->factor;
 
     size_t dlen = display_len(nd->name, nd->name_len);
-    sb_adds(sb, "<g >\n<title>");
-    if (root) {
+    /* the root's name is "" in flamegraph.pl (its colour, its
+     * attributes); "all" only labels it */
+    const char *fname = root ? "" : nd->name;
+    size_t flen = root ? 0 : nd->name_len;
+    const name_attr *na = name_attrs_find(o->attrs, fname, flen);
+    if (na && na->href) {
+        sb_adds(sb, "<a xlink:href=\"");
+        xml_escape(sb, na->href, strlen(na->href), true);
+        sb_adds(sb, "\" target=\"");
+        const char *tgt = na->target ? na->target : "_top";
+        xml_escape(sb, tgt, strlen(tgt), true);
+        sb_addc(sb, '"');
+        if (na->a_extra) {
+            sb_addc(sb, ' ');
+            sb_adds(sb, na->a_extra);
+        }
+    } else {
+        sb_adds(sb, "<g");
+    }
+    if (na && na->id) {
+        sb_adds(sb, " id=\"");
+        xml_escape(sb, na->id, strlen(na->id), true);
+        sb_addc(sb, '"');
+    }
+    if (na && na->class_) {
+        sb_adds(sb, " class=\"");
+        xml_escape(sb, na->class_, strlen(na->class_), true);
+        sb_addc(sb, '"');
+    }
+    if (na && na->g_extra) {
+        sb_addc(sb, ' ');
+        sb_adds(sb, na->g_extra);
+    }
+    sb_adds(sb, na && (na->href || na->id || na->class_ || na->g_extra)
+                ? ">\n<title>" : " >\n<title>");
+    if (na && na->title) {
+        xml_escape(sb, na->title, strlen(na->title), false);
+    } else if (root) {
         sb_adds(sb, "all (");
         sb_adds(sb, samples);
         sb_addc(sb, ' ');
@@ -349,14 +451,14 @@ static void write_frame(strbuf *sb, const flametree *t, const ft_node *nd,
         sb_addc(sb, ' ');
         sb_add(sb, g->countname.buf, g->countname.len);
         sb_adds(sb, ", ");
-        fixed_num(sb, 100 * samples_rounded / total, 2);
+        fixed_num(sb, 100 * samples_rounded / total_shown, 2);
         sb_addc(sb, '%');
         if (t->has_delta) {
             double d = o->negate ? -nd->delta : nd->delta;
             if (d == 0)
                 d = 0;      /* no "-0.00%": negated zero is zero (Perl) */
             sb_adds(sb, d > 0 ? "; +" : "; ");
-            fixed_num(sb, 100 * d / total, 2);
+            fixed_num(sb, 100 * d / total_shown, 2);
             sb_addc(sb, '%');
         }
         sb_addc(sb, ')');
@@ -368,8 +470,10 @@ static void write_frame(strbuf *sb, const flametree *t, const ft_node *nd,
         c = palette_diff_color(nd->delta, t->maxdelta, o->negate);
     else if (t->has_delta)
         c = (rgb){ 255, 255, 255 };
+    else if (o->pmap)
+        c = palette_map_color(o->pmap, o->colors, o->hash, fname, flen);
     else
-        c = palette_color(o->colors, o->hash, nd->name, nd->name_len);
+        c = palette_color(o->colors, o->hash, fname, flen);
     xpos r1 = round_x(x1), r2 = round_x(x2);
     double width;
     sb_adds(sb, "<rect x=\"");
@@ -428,7 +532,7 @@ static void write_frame(strbuf *sb, const flametree *t, const ft_node *nd,
             sb_adds(sb, "..");
         }
     }
-    sb_adds(sb, "</text>\n</g>\n");
+    sb_adds(sb, na && na->href ? "</text>\n</a>\n" : "</text>\n</g>\n");
 }
 
 int flamesvg_write(FILE *out, const flametree *t, const svg_options *o)

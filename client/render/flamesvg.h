@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include "client/stack/flametree.h"
 #include "client/render/palette.h"
+#include "common/strbuf.h"
 
 typedef struct svg_options {
     const char *title;        /* NULL: by layout */
@@ -29,9 +30,30 @@ typedef struct svg_options {
     bool        inverted;
     bool        flamechart;
     bool        negate;       /* differential: swap red/blue */
+    /* flamegraph.pl's options users script with */
+    double      factor;       /* --factor: counts shown times this (1) */
+    const char *bgcolors;     /* --bgcolors yellow|blue|green|grey|#rrggbb,
+                               * NULL: by palette */
+    const char *encoding;     /* --encoding: the XML declaration's */
+    bool        cp;           /* --cp: consistent palette (palette_file) */
+    const char *palette_file; /* "palette.map" */
+    const char *nameattr_file;/* --nameattr FILE */
+    /* loaded by flamesvg_prepare */
+    struct palette_map *pmap;
+    struct name_attrs  *attrs;
 } svg_options;
 
 void svg_options_default(svg_options *o);
+
+/* True when s is a --bgcolors value flamegraph.pl takes. */
+bool flamesvg_bgcolors_ok(const char *s);
+
+/* Load what the options name (--nameattr's file, --cp's palette.map)
+ * before writing; 0, or -1 with a message in err. */
+int flamesvg_prepare(svg_options *o, strbuf *err);
+/* After writing: save --cp's palette.map (with the colours the graph
+ * added) and free what prepare loaded; 0, or -1 with err. */
+int flamesvg_finish(svg_options *o, strbuf *err);
 
 /* Tell the tree builder which frames this SVG will not draw (narrower
  * than minwidth), so it need not build them. */
