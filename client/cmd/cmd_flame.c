@@ -39,6 +39,11 @@ int cmd_flame(int argc, char **argv)
     o.pcp.run_info = o.pcp.run ? &run : NULL;
     stacktab *tab = stacktab_new();
     stacktab_keep_sequence(tab, o.svg.flamechart);
+    speedscope_timeline tl = { 0 };
+    if (strcmp(fmt, "speedscope") == 0) {      /* samples in time order */
+        o.in.on_sample = speedscope_timeline_observe;
+        o.in.on_sample_arg = &tl;
+    }
     rc = inout_read_inputs(&o, o.files, o.nfiles, 0, tab);
     strbuf sub = STRBUF_INIT;
     if (rc == 0 && o.pcp.run && o.svg.subtitle == NULL) {
@@ -60,7 +65,7 @@ int cmd_flame(int argc, char **argv)
         } else if (ss) {
             speedscope_write(out, tab, diff ? 1 : 0,
                              o.svg.title ? o.svg.title : "staprelay flame",
-                             "none");
+                             speedscope_unit(o.svg.countname), &tl);
             rc = inout_close_output(&o, out);
         } else {
             ft_options fo = {
@@ -79,6 +84,7 @@ int cmd_flame(int argc, char **argv)
                 inout_discard_output(&o, out);
         }
     }
+    speedscope_timeline_free(&tl);
     stacktab_free(tab);
     sb_free(&sub);
     pcp_run_free(&run);

@@ -103,7 +103,8 @@ static void emit_sample(perf_collapser *pc)
         reset_sample(pc);
         return;
     }
-    stack_sink_add(pc->sink, pc->stack.buf, pc->stack.len, pc->period, -1);
+    stack_sink_add_at(pc->sink, pc->stack.buf, pc->stack.len, pc->period, -1,
+                      pc->has_time ? pc->time_ns : STACK_TIME_UNKNOWN);
     reset_sample(pc);
 }
 
