@@ -86,7 +86,7 @@ build/asan/pmdastaprelay: $(call obj,asan,$(PMDA_MAIN)) $(call obj,asan,$(PMDA_S
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)
 
 $(CLIENT_BIN): $(call obj,plain,$(CLIENT_MAIN)) $(CLIENT_OBJS) $(COMMON_OBJS)
-	$(CC) -o $@ $^ $(PCP_LIBS) $(JANSSON_LIBS) -lm
+	$(CC) -o $@ $^ $(PCP_LIBS) $(JANSSON_LIBS) $(CLIENT_LIBS) -lm
 
 # ---- unit tests -------------------------------------------------------
 # One Check runner per part; suites are tests/<part>_*.c, registered in
@@ -106,8 +106,8 @@ $(eval $(call test_runner,plain,relay,RELAY,$(RELAY_SRCS) $(COMMON_SRCS),$(JANSS
 $(eval $(call test_runner,asan,relay,RELAY,$(RELAY_SRCS) $(COMMON_SRCS),$(JANSSON_LIBS) $(EV_LIBS)))
 $(eval $(call test_runner,plain,pmda,PMDA,$(PMDA_SRCS) $(RELAY_SRCS) $(COMMON_SRCS),$(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)))
 $(eval $(call test_runner,asan,pmda,PMDA,$(PMDA_SRCS) $(RELAY_SRCS) $(COMMON_SRCS),$(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)))
-$(eval $(call test_runner,plain,client,CLIENT,$(CLIENT_SRCS) $(COMMON_SRCS),$(PCP_LIBS) $(JANSSON_LIBS)))
-$(eval $(call test_runner,asan,client,CLIENT,$(CLIENT_SRCS) $(COMMON_SRCS),$(PCP_LIBS) $(JANSSON_LIBS)))
+$(eval $(call test_runner,plain,client,CLIENT,$(CLIENT_SRCS) $(COMMON_SRCS),$(PCP_LIBS) $(JANSSON_LIBS) $(CLIENT_LIBS)))
+$(eval $(call test_runner,asan,client,CLIENT,$(CLIENT_SRCS) $(COMMON_SRCS),$(PCP_LIBS) $(JANSSON_LIBS) $(CLIENT_LIBS)))
 
 UNIT_RUNNERS = $(foreach v,plain asan,$(foreach p,common relay pmda client,build/$(v)/check_$(p)))
 

@@ -220,6 +220,9 @@ static bool parse_stap(span l, frame_line *fl)
     }
     fl->module = mod.n > 0 ? mod.s : NULL;
     fl->module_len = mod.n;
+    span where = addr.n > 0 ? addr : fl->unresolved ? head : sp(NULL, 0);
+    fl->pc = where.s;
+    fl->pc_len = where.n;
     fl->kind = FRAME_STAP;
     return true;
 }
@@ -454,6 +457,7 @@ void stackfold_reset(stackfold *sf)
 {
     sb_reset(&sf->names);
     sf->n = 0;
+    sf->lines = 0;
     sf->failed = false;
     sf->names.failed = false;
 }
@@ -491,8 +495,49 @@ static size_t push(stackfold *sf, size_t from, frame_side side, const char *mark
         sf->failed = true;
         return 0;
     }
-    sf->f[sf->n++] = (stack_frame){from, side, mark};
+    sf->f[sf->n++] = (stack_frame){from, side, mark, 0, STACK_FRAME_NO_MODULE,
+                                   sf->lines};
     return 1;
+}
+
+/* The address text of a line ("0x7f3a..." or perf's bare hex), or 0. */
+static uint64_t line_addr(const frame_line *fl)
+{
+    if (fl->pc == NULL)
+        return 0;
+    span a = sp(fl->pc, fl->pc_len);
+    if (lead_addr(a) == a.n) {
+        a.s += 2;
+        a.n -= 2;
+    }
+    uint64_t v = 0;
+    for (size_t i = 0; i < a.n && i < 16; i++) {
+        int c = (unsigned char)a.s[i];
+        v = v << 4 | (uint64_t)(isdigit(c) ? c - '0' : (tolower(c) - 'a' + 10));
+    }
+    return v;
+}
+
+/* Give the last `added` frames where their line says they are. */
+static void set_where(stackfold *sf, size_t added, uint64_t addr,
+                      const char *module, size_t module_len)
+{
+    if (added == 0)
+        return;
+    size_t module_off = STACK_FRAME_NO_MODULE;
+    if (module != NULL && module_len > 0) {
+        module_off = sf->names.len;
+        sb_add(&sf->names, module, module_len);
+        sb_addc(&sf->names, '\0');
+        if (sf->names.failed) {
+            sf->failed = true;
+            module_off = STACK_FRAME_NO_MODULE;
+        }
+    }
+    for (size_t i = sf->n - added; i < sf->n; i++) {
+        sf->f[i].addr = addr;
+        sf->f[i].module_off = module_off;
+    }
 }
 
 static size_t add_stap(stackfold *sf, const frame_line *fl)
@@ -546,11 +591,38 @@ static size_t add_perf(stackfold *sf, const frame_line *fl)
 
 size_t stackfold_add(stackfold *sf, const frame_line *fl)
 {
+    size_t added = 0;
     if (fl->kind == FRAME_PERF)
-        return add_perf(sf, fl);
-    if (fl->kind == FRAME_STAP && !fl->empty)
-        return add_stap(sf, fl);
-    return 0;
+        added = add_perf(sf, fl);
+    else if (fl->kind == FRAME_STAP && !fl->empty)
+        added = add_stap(sf, fl);
+    set_where(sf, added, line_addr(fl), fl->module, fl->module_len);
+    sf->lines++;
+    return added;
+}
+
+void stackfold_push(stackfold *sf, const char *name, size_t n, uint64_t addr,
+                    const char *module, unsigned line)
+{
+    size_t from = sf->names.len;
+    frame_clean(&sf->names, name, n);
+    if (push(sf, from, FRAME_SIDE_USER, "") == 0)
+        return;
+    sf->f[sf->n - 1].line = line;
+    set_where(sf, 1, addr, module, module ? strlen(module) : 0);
+    if (line >= sf->lines)
+        sf->lines = line + 1;
+}
+
+const char *stackfold_name(const stackfold *sf, size_t i)
+{
+    return sf->names.buf + sf->f[i].off;
+}
+
+const char *stackfold_module(const stackfold *sf, size_t i)
+{
+    size_t m = sf->f[i].module_off;
+    return m == STACK_FRAME_NO_MODULE ? NULL : sf->names.buf + m;
 }
 
 frame_kind stackfold_line(stackfold *sf, const char *s, size_t n)
@@ -574,6 +646,7 @@ void stackfold_folded(stackfold *sf, const char *s, size_t n)
         size_t from = sf->names.len;
         frame_clean(&sf->names, f.s, f.n);
         push(sf, from, FRAME_SIDE_USER, "");
+        sf->lines++;
         if (b == 0)
             break;
         end = b - 1;

@@ -60,6 +60,19 @@ int inout_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
     return 0;
 }
 
+/* What a pprof profile gave: the sample type read (pprof's choice or
+ * --sample-index), and the samples left out. */
+static void inout_pprof_notes(const cmd_opts *o, const char *name,
+                              const input_stats *st)
+{
+    fprintf(stderr, "staprelay %s: %s: pprof profile, values of %s\n",
+            o->command, name, st->event[0] ? st->event : "no sample type");
+    if (st->ignored)
+        fprintf(stderr, "staprelay %s: %s: ignored %" PRIu64 " samples "
+                "(negative values, no locations, or stacks over 1 MiB)\n",
+                o->command, name, st->ignored);
+}
+
 int inout_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
                     stacktab *tab)
 {
@@ -85,6 +98,10 @@ int inout_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
         }
         sb_free(&err);
         const char *name = strcmp(files[i], "-") == 0 ? "stdin" : files[i];
+        if (st.format == INPUT_PPROF) {
+            inout_pprof_notes(o, name, &st);
+            continue;
+        }
         if (st.ignored)
             fprintf(stderr, "staprelay %s: %s: ignored %" PRIu64
                     " lines with invalid format\n", o->command, name,

@@ -25,6 +25,7 @@ enum {
     O_HEATMAP_KIND,
     O_DURATION, O_SCRIPT_NAME, O_HZ, O_SCRIPT_PID, O_CMD, O_KERNEL_ONLY,
     O_USER_ONLY, O_SCRIPT_DIR, O_BACKEND,
+    O_SAMPLE_INDEX, O_SAMPLE_TIMES,
 };
 
 /* Every option of every command.  A long name or a short letter may
@@ -49,6 +50,8 @@ static const opt_def options[] = {
     { "jit",            no_argument,       0,   O_JIT,            OPTS_INPUT },
     { "all",            no_argument,       0,   O_ALL,            OPTS_INPUT },
     { "addrs",          no_argument,       0,   O_ADDRS,          OPTS_INPUT },
+    { "sample-index",   required_argument, 0,   O_SAMPLE_INDEX,   OPTS_INPUT },
+    { "sample-times",   no_argument,       0,   O_SAMPLE_TIMES,   OPTS_OUTPUT },
     { "title",          required_argument, 0,   O_TITLE,          OPTS_SVG },
     { "subtitle",       required_argument, 0,   O_SUBTITLE,       OPTS_SVG },
     { "countname",      required_argument, 0,   O_COUNTNAME,      OPTS_SVG },
@@ -302,6 +305,13 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
     case O_JIT: o->in.perf.annotate_jit = true; break;
     case O_ALL: o->in.perf.annotate_kernel = o->in.perf.annotate_jit = true; break;
     case O_ADDRS: o->in.perf.include_addrs = true; break;
+    case O_SAMPLE_INDEX:
+        if (*arg == '\0')
+            return cmd_opts_error(o, usage, "--sample-index needs a number "
+                                  "or a sample type name");
+        o->in.sample_index = arg;
+        break;
+    case O_SAMPLE_TIMES: o->sample_times = true; break;
     case O_TITLE: o->svg.title = arg; break;
     case O_SUBTITLE: o->svg.subtitle = arg; break;
     case O_COUNTNAME: o->svg.countname = arg; break;

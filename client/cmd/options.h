@@ -17,14 +17,15 @@
 #include "client/util/outfile.h"
 
 enum {
-    OPTS_INPUT    = 1 << 0,  /* --input-format, perf collapse options */
+    OPTS_INPUT    = 1 << 0,  /* --input-format, perf collapse options,
+                              * --sample-index (pprof input) */
     OPTS_SVG      = 1 << 1,  /* rendering options */
     OPTS_DIFF     = 1 << 2,  /* --normalize --strip-hex --negate --elided --folded */
     OPTS_TOP      = 1 << 3,  /* --limit --by */
     OPTS_TREE     = 1 << 4,  /* --reverse --sort */
     OPTS_PCP      = 1 << 5,  /* -h -a -t -S -T --metric --by-host */
     OPTS_FROM_RUN = 1 << 6,  /* --run --output-dir --name: a run's records */
-    OPTS_OUTPUT   = 1 << 7,  /* -o --format */
+    OPTS_OUTPUT   = 1 << 7,  /* -o --format --sample-times */
     OPTS_HEATMAP  = 1 << 8,  /* --rows --enhance --keep-idle */
     OPTS_LIVE     = 1 << 9,  /* --dir --window-minutes --flame-seconds
                               * --max-samples --heatmap */
@@ -40,6 +41,7 @@ typedef struct cmd_opts {
     svg_options   svg;
     const char   *output;      /* -o; NULL = stdout */
     const char   *format;      /* --format */
+    bool          sample_times; /* --sample-times (--format pprof) */
     bool          reverse;
     bool          sort_weight;
     bool          normalize;
