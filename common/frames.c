@@ -65,6 +65,17 @@ static size_t hex_run(const char *s, size_t n)
     return i;
 }
 
+/* The value of up to 16 hex digits. */
+static uint64_t hex_value(span t)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < t.n && i < 16; i++) {
+        int c = (unsigned char)t.s[i];
+        v = v << 4 | (uint64_t)(isdigit(c) ? c - '0' : (tolower(c) - 'a' + 10));
+    }
+    return v;
+}
+
 /* Length of a leading "0xHEX" (SystemTap's %p), or 0. */
 static size_t lead_addr(span t)
 {
@@ -214,6 +225,11 @@ static bool parse_stap(span l, frame_line *fl)
         span sym = trim(sp(head.s, plus));
         if (sym.n == 0)
             return false;
+        span off = sp(head.s + plus + 1, head.n - plus - 1);   /* 0xb[/0xd] */
+        if (lead_addr(off) > 0) {
+            fl->sym_off = hex_value(sp(off.s + 2, lead_addr(off) - 2));
+            fl->has_off = true;
+        }
         fl->name = sym.s;
         fl->name_len = sym.n;
         fl->side = stap_side(addr, mod);
@@ -272,8 +288,11 @@ static bool parse_perf(span l, frame_line *fl)
     size_t h = 0;
     while (h < func.n && isxdigit((unsigned char)func.s[func.n - 1 - h]))
         h++;
-    if (h > 0 && h + 3 <= func.n && memcmp(func.s + func.n - h - 3, "+0x", 3) == 0)
+    if (h > 0 && h + 3 <= func.n && memcmp(func.s + func.n - h - 3, "+0x", 3) == 0) {
+        fl->sym_off = hex_value(sp(func.s + func.n - h, h));
+        fl->has_off = true;
         func.n -= h + 3;
+    }
     if (func.n == 0)
         return false;
     fl->kind = FRAME_PERF;
@@ -496,7 +515,7 @@ static size_t push(stackfold *sf, size_t from, frame_side side, const char *mark
         return 0;
     }
     sf->f[sf->n++] = (stack_frame){from, side, mark, 0, STACK_FRAME_NO_MODULE,
-                                   sf->lines};
+                                   sf->lines, false, 0};
     return 1;
 }
 
@@ -510,17 +529,13 @@ static uint64_t line_addr(const frame_line *fl)
         a.s += 2;
         a.n -= 2;
     }
-    uint64_t v = 0;
-    for (size_t i = 0; i < a.n && i < 16; i++) {
-        int c = (unsigned char)a.s[i];
-        v = v << 4 | (uint64_t)(isdigit(c) ? c - '0' : (tolower(c) - 'a' + 10));
-    }
-    return v;
+    return hex_value(a);
 }
 
 /* Give the last `added` frames where their line says they are. */
 static void set_where(stackfold *sf, size_t added, uint64_t addr,
-                      const char *module, size_t module_len)
+                      const char *module, size_t module_len, bool has_off,
+                      uint64_t sym_off)
 {
     if (added == 0)
         return;
@@ -537,6 +552,8 @@ static void set_where(stackfold *sf, size_t added, uint64_t addr,
     for (size_t i = sf->n - added; i < sf->n; i++) {
         sf->f[i].addr = addr;
         sf->f[i].module_off = module_off;
+        sf->f[i].has_off = has_off;
+        sf->f[i].sym_off = sym_off;
     }
 }
 
@@ -596,7 +613,8 @@ size_t stackfold_add(stackfold *sf, const frame_line *fl)
         added = add_perf(sf, fl);
     else if (fl->kind == FRAME_STAP && !fl->empty)
         added = add_stap(sf, fl);
-    set_where(sf, added, line_addr(fl), fl->module, fl->module_len);
+    set_where(sf, added, line_addr(fl), fl->module, fl->module_len,
+              fl->has_off, fl->sym_off);
     sf->lines++;
     return added;
 }
@@ -609,7 +627,7 @@ void stackfold_push(stackfold *sf, const char *name, size_t n, uint64_t addr,
     if (push(sf, from, FRAME_SIDE_USER, "") == 0)
         return;
     sf->f[sf->n - 1].line = line;
-    set_where(sf, 1, addr, module, module ? strlen(module) : 0);
+    set_where(sf, 1, addr, module, module ? strlen(module) : 0, false, 0);
     if (line >= sf->lines)
         sf->lines = line + 1;
 }

@@ -80,6 +80,8 @@ typedef struct frame_line {
                              * NULL when the line has none */
     size_t      pc_len;
     bool        unresolved; /* SystemTap: no symbol, name is an address */
+    bool        has_off;    /* the symbol's offset was printed: */
+    uint64_t    sym_off;    /* perf "+0x1a", SystemTap "+0xb/0xd" */
 } frame_line;
 
 /* Classify and take apart one line (no newline).  False: not a frame
@@ -119,6 +121,8 @@ typedef struct stack_frame {
     uint64_t    addr;
     size_t      module_off;
     unsigned    line;
+    bool        has_off;    /* the offset into its symbol was printed */
+    uint64_t    sym_off;
 } stack_frame;
 #define STACK_FRAME_NO_MODULE ((size_t)-1)
 

@@ -25,7 +25,8 @@ enum {
     O_HEATMAP_KIND,
     O_DURATION, O_SCRIPT_NAME, O_HZ, O_SCRIPT_PID, O_CMD, O_KERNEL_ONLY,
     O_USER_ONLY, O_SCRIPT_DIR, O_BACKEND,
-    O_SAMPLE_INDEX, O_SAMPLE_TIMES,
+    O_SAMPLE_INDEX, O_SAMPLE_TIMES, O_NODECOUNT, O_NODEFRACTION,
+    O_EDGEFRACTION,
 };
 
 /* Every option of every command.  A long name or a short letter may
@@ -91,6 +92,9 @@ static const opt_def options[] = {
     { "rows",           required_argument, 0,   O_ROWS,           OPTS_HEATMAP },
     { "enhance",        no_argument,       0,   O_ENHANCE,        OPTS_HEATMAP },
     { "keep-idle",      no_argument,       0,   O_KEEP_IDLE,      OPTS_HEATMAP },
+    { "nodecount",      required_argument, 0,   O_NODECOUNT,      OPTS_GRAPH },
+    { "nodefraction",   required_argument, 0,   O_NODEFRACTION,   OPTS_GRAPH },
+    { "edgefraction",   required_argument, 0,   O_EDGEFRACTION,   OPTS_GRAPH },
     { "dir",            required_argument, 0,   O_LIVE_DIR,       OPTS_LIVE },
     { "window-minutes", required_argument, 0,   O_WINDOW_MINUTES, OPTS_LIVE },
     { "flame-seconds",  required_argument, 0,   O_FLAME_SECONDS,  OPTS_LIVE },
@@ -387,6 +391,16 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
         o->rows = (int)n;
         break;
     case O_ENHANCE: o->enhance = true; break;
+    case O_NODECOUNT:
+        return number(o, usage, "--nodecount", arg, 0, 1000000, &o->nodecount);
+    case O_NODEFRACTION:
+    case O_EDGEFRACTION:
+        if (!parse_double(arg, 0, &d) || d > 1)
+            return cmd_opts_error(o, usage, "%s takes a fraction from 0 to "
+                                  "1: %s", id == O_NODEFRACTION
+                                  ? "--nodefraction" : "--edgefraction", arg);
+        *(id == O_NODEFRACTION ? &o->nodefraction : &o->edgefraction) = d;
+        break;
     case O_KEEP_IDLE: o->keep_idle = true; break;
     case O_LIVE_DIR:
         if (*arg == '\0')
@@ -527,6 +541,9 @@ static void defaults(cmd_opts *o, const char *command)
     o->flame_s = 30;
     o->max_samples = 2000000;
     o->want_html = o->want_svg = true;
+    o->nodecount = 80;           /* pprof's defaults */
+    o->nodefraction = 0.005;
+    o->edgefraction = 0.001;
 }
 
 /* The getopt_long table and short-option string of the options the

@@ -32,6 +32,7 @@ enum {
     OPTS_SCRIPT   = 1 << 10, /* run's: -T --name --hz --pid --cmd
                               * --kernel-only --user-only --dir --backend;
                               * exactly one argument, the script */
+    OPTS_GRAPH    = 1 << 11, /* --nodecount --nodefraction --edgefraction */
 };
 
 typedef struct cmd_opts {
@@ -77,6 +78,9 @@ typedef struct cmd_opts {
     long          flame_s;     /* 30 */
     long          max_samples; /* 2000000 */
     bool          want_html, want_svg;   /* --heatmap; both by default */
+    /* OPTS_GRAPH: pprof's cut-offs (80, 0.005, 0.001) */
+    long          nodecount;
+    double        nodefraction, edgefraction;
     /* OPTS_SCRIPT: the script named and its options */
     run_opts      script;
 } cmd_opts;
