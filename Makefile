@@ -167,6 +167,15 @@ build/fuzz/fuzz_stack_files: fuzz/fuzz_stack_files.c $(FUZZ_CLIENT_SRCS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_CLIENT_SRCS) -lm
 
+# pprof import and export, for fuzz_pprof
+FUZZ_PPROF_SRCS = client/input/pprof_read.c client/render/pprof_write.c \
+                  client/pprof/pprof_codec.c $(PPROF_PB_C) client/stack/stacksink.c \
+                  client/stack/stacktab.c $(COMMON_SRCS)
+
+build/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c $(FUZZ_PPROF_SRCS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Ibuild/gen -o $@ $< $(FUZZ_PPROF_SRCS) $(CLIENT_LIBS) -lm
+
 build/fuzz/%: fuzz/%.c $(RELAY_SRCS) $(COMMON_SRCS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(RELAY_SRCS) $(COMMON_SRCS) $(JANSSON_LIBS) $(EV_LIBS)
