@@ -13,6 +13,7 @@
 #include "client/input/pprof_read.h"
 #include "client/pprof/pprof_codec.h"
 #include "client/render/pprof_write.h"
+#include "tests/testutil.h"
 
 /* Encode a profile message (not compressed) into a malloc'd buffer. */
 static uint8_t *pack(const pprof_msg *m, size_t *n)
@@ -363,9 +364,9 @@ START_TEST(export_of_folded_counts_is_samples_and_reads_back)
 }
 END_TEST
 
-Suite *client_pprof_suite(void)
+TEST_SUITE(client_pprof)
 {
-    Suite *s = suite_create("client_pprof");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("pprof");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, valid_profile_reads_into_folded_stacks);

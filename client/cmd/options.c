@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "client/stack/heatmap.h"
+#include "common/duration.h"
+#include "common/script_opts.h"
 
 enum {
     O_INPUT_FORMAT = 256, O_PID, O_TID, O_KERNEL, O_JIT, O_ALL, O_ADDRS,
@@ -422,7 +424,7 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
         o->want_svg = strcmp(arg, "html") != 0;
         break;
     case O_DURATION:
-        o->script.duration = run_parse_duration(arg);
+        o->script.duration = duration_parse(arg);
         if (o->script.duration <= 0)
             return cmd_opts_error(o, usage, "bad duration '%s' (seconds, or "
                                   "with a unit: 500ms, 10s, 2m, 1h)", arg);
@@ -436,15 +438,13 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
         o->script.name = arg;
         break;
     case O_HZ:
-        if (!parse_long(arg, 1, 100000, &o->script.hz))
-            return cmd_opts_error(o, usage, "bad --hz '%s' (1..100000)", arg);
-        o->script.given |= RUN_OPT_HZ;
+    case O_SCRIPT_PID: {
+        const script_opt *so = script_opt_find(id == O_HZ ? "hz" : "pid");
+        if (!script_opt_value(so, arg, id == O_HZ ? &o->script.hz : &o->script.pid))
+            return cmd_opts_error(o, usage, "bad --%s '%s' (%s)", so->name, arg, so->what);
+        o->script.given |= id == O_HZ ? RUN_OPT_HZ : RUN_OPT_PID;
         break;
-    case O_SCRIPT_PID:
-        if (!parse_long(arg, 1, 0x3fffffff, &o->script.pid))
-            return cmd_opts_error(o, usage, "bad --pid '%s'", arg);
-        o->script.given |= RUN_OPT_PID;
-        break;
+    }
     case O_CMD:
         if (*arg == '\0')
             return cmd_opts_error(o, usage, "empty --cmd");

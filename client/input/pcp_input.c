@@ -14,6 +14,7 @@
 
 #include "client/input/pcp_events.h"
 #include "client/stack/stacksink.h"
+#include "client/util/stopsig.h"
 #include "common/xalloc.h"
 
 typedef struct field_entry {
@@ -321,14 +322,6 @@ static void process_result(reader *rd, source *s, const pmResult *r)
 
 /* ---- live ------------------------------------------------------------ */
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop_signal(int sig)
-{
-    (void)sig;
-    stop_requested = 1;
-}
-
 static double mono_now(void)
 {
     struct timespec ts;
@@ -339,10 +332,10 @@ static double mono_now(void)
 static void sleep_until(double when)
 {
     double d = when - mono_now();
-    if (d <= 0 || stop_requested)
+    if (d <= 0 || stopsig_count())
         return;
     struct timespec ts = { (time_t)d, (long)((d - (time_t)d) * 1e9) };
-    nanosleep(&ts, NULL);   /* EINTR: the caller re-checks stop_requested */
+    nanosleep(&ts, NULL);   /* EINTR: the caller re-checks stopsig_count() */
 }
 
 /* ---- runs (--run NAME) ------------------------------------------------ */
@@ -615,7 +608,7 @@ static int run_wait_live(reader *rd, source *s, run_follow *rf,
         if (end >= 0 && next > end)
             next = end;
         sleep_until(next);
-        if (stop_requested) {
+        if (stopsig_count()) {
             sb_printf(err, "interrupted while waiting for run %s", rf->name);
             return 1;
         }
@@ -785,14 +778,8 @@ static int collect_live(reader *rd, pcp_options *runpo, source *srcs, int n,
         end = mono_now() + pmtimevalSub(&re, &now);
     }
 
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sa.sa_flags = SA_RESETHAND;     /* a second Ctrl-C kills */
-    sigemptyset(&sa.sa_mask);
-    stop_requested = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    stopsig_saved saved;
+    stopsig_catch(&saved, STOPSIG_SECOND_KILLS);   /* a second Ctrl-C kills */
 
     int rc = 0;
     if (rf) {       /* one source: the run's host */
@@ -806,7 +793,7 @@ static int collect_live(reader *rd, pcp_options *runpo, source *srcs, int n,
     bool done = fetch_live(rd, srcs, n) != 0;  /* registers each context */
     if (rf && !done)
         done = run_progress(rd, &srcs[0], rf);
-    while (!stop_requested && !done) {
+    while (!stopsig_count() && !done) {
         double now = mono_now();
         if (end >= 0 && now >= end)
             break;
@@ -815,13 +802,13 @@ static int collect_live(reader *rd, pcp_options *runpo, source *srcs, int n,
         if (end >= 0 && next > end)
             next = end;
         sleep_until(next);
-        if (stop_requested)
+        if (stopsig_count())
             break;
         done = fetch_live(rd, srcs, n) != 0;
         if (rf && !done)
             done = run_progress(rd, &srcs[0], rf);
     }
-    if (stop_requested) {
+    if (stopsig_count()) {
         rd->st->interrupted = true;
         fetch_live(rd, srcs, n);    /* what arrived since the last tick */
     }
@@ -830,8 +817,7 @@ static int collect_live(reader *rd, pcp_options *runpo, source *srcs, int n,
                 "ended; drawing what arrived\n", rd->cmd, rf->name,
                 pcp_run_state_name(rf->cur.state));
 out:
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    stopsig_restore(&saved);
     return rc;
 }
 
