@@ -1,4 +1,4 @@
-/* Tests for client/speedscope: valid speedscope JSON whose samples and
+/* Suite: client/render/speedscope: valid speedscope JSON whose samples and
  * weights reproduce the input stacks. */
 #include <check.h>
 #include <jansson.h>
@@ -9,6 +9,7 @@
 #include "client/input/input.h"
 #include "client/render/speedscope.h"
 #include "common/strbuf.h"
+#include "tests/testutil.h"
 
 START_TEST(round_trips_stacks_and_weights)
 {
@@ -77,7 +78,7 @@ START_TEST(time_order_from_perf_text)
                           .on_sample = speedscope_timeline_observe,
                           .on_sample_arg = &tl };
     input_stats st = { 0 };
-    ck_assert_int_eq(input_read_stream(in, &opt, t, &st), 0);
+    ck_assert_int_eq(input_read_stream(in, &opt, t, &st, NULL), 0);
     fclose(in);
     char *buf = NULL;
     size_t len = 0;
@@ -113,9 +114,9 @@ START_TEST(time_order_from_perf_text)
 }
 END_TEST
 
-Suite *client_speedscope_suite(void)
+TEST_SUITE(client_speedscope)
 {
-    Suite *s = suite_create("client_speedscope");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("speedscope");
     tcase_add_test(tc, round_trips_stacks_and_weights);
     tcase_add_test(tc, time_order_from_perf_text);

@@ -1,4 +1,4 @@
-/* Tests for client/live_window.c: the sample window (pruning by time,
+/* Suite: client/stack/live_window: the sample window (pruning by time,
  * stacks freed with their last sample, ids reused, the --max-samples
  * cap), the atomic file replacement (new inode, mode, no temp file
  * left, old file intact when the writer fails), the gap list, and the
@@ -200,9 +200,9 @@ START_TEST(usage_errors)
 }
 END_TEST
 
-Suite *client_live_suite(void)
+TEST_SUITE(client_live_window)
 {
-    Suite *s = suite_create("client_live");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("live");
     tcase_add_test(tc, window_prune);
     tcase_add_test(tc, window_bounded);

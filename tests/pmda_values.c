@@ -1,7 +1,7 @@
-/* Suite: which metadata labels the PMDA hands to PCP (values_labels_fit):
+/* Suite: pmda/values, which metadata labels the PMDA hands to PCP (values_labels_fit):
  * everything it accepts, PCP's own pmdaAddLabels accepts too. */
 #include "pmda/values.h"
-#include "tests/suites.h"
+#include "tests/testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,9 +69,9 @@ START_TEST(labels_fit_pcp_limits)
 }
 END_TEST
 
-Suite *labels_suite(void)
+TEST_SUITE(pmda_values)
 {
-    Suite *s = suite_create("labels");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, labels_fit_pcp_limits);
     suite_add_tcase(s, tc);

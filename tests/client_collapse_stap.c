@@ -1,4 +1,4 @@
-/* Tests for client/input/collapse_stap: stackcollapse-stap.pl's framing
+/* Suite: client/input/collapse_stap: stackcollapse-stap.pl's framing
  * (count lines end stacks), and the table of real frame shapes read as
  * SystemTap text, which must fold to the frames the relay gives
  * (tests/frame_shapes.h). */
@@ -8,6 +8,7 @@
 
 #include "client/input/collapse_stap.h"
 #include "tests/frame_shapes.h"
+#include "tests/testutil.h"
 
 static stacktab *collapse_with(const char *text, const frame_opts *o, uint64_t *ignored)
 {
@@ -121,9 +122,9 @@ START_TEST(frame_shapes_as_the_relay_folds_them)
 }
 END_TEST
 
-Suite *client_stap_suite(void)
+TEST_SUITE(client_collapse_stap)
 {
-    Suite *s = suite_create("client_stap");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("collapse");
     tcase_add_test(tc, count_lines_and_mixed_stacks);
     tcase_add_test(tc, stacks_end_at_count_lines_root_first);

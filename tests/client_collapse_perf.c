@@ -1,4 +1,4 @@
-/* Tests for client/input/collapse_perf: stackcollapse-perf.pl's sample
+/* Suite: client/input/collapse_perf: stackcollapse-perf.pl's sample
  * rules (root frame, period weights, the first event type), and the
  * table of real frame shapes read as perf script text, which must fold
  * to the frames the relay gives (tests/frame_shapes.h). */
@@ -8,6 +8,7 @@
 
 #include "client/input/collapse_perf.h"
 #include "tests/frame_shapes.h"
+#include "tests/testutil.h"
 
 /* Run text through a collapser; returns the table (caller frees). */
 static stacktab *collapse(const char *text, const perf_options *opt,
@@ -45,9 +46,6 @@ static const char idle_sample[] =
     "\tffffffff8103ce3b native_safe_halt+0xb ([kernel.kallsyms])\n"
     "\tffffffff81020e6e default_idle+0x1e ([kernel.kallsyms])\n"
     "\n";
-
-
-
 
 START_TEST(collapses_root_first_with_period_weight)
 {
@@ -146,7 +144,6 @@ START_TEST(last_sample_without_blank_line_counts)
 }
 END_TEST
 
-
 /* The shapes of real `perf script` output, each compared with what
  * stackcollapse-perf.pl's rules give (/work/shared/notes/flamegraph.md
  * 4.7; the Perl's output is in the comments where we differ). */
@@ -217,8 +214,6 @@ START_TEST(kernel_modules_get_k_under_kernel)
 }
 END_TEST
 
-
-
 START_TEST(two_event_types_without_timestamps)
 {
     const char *text =
@@ -282,9 +277,9 @@ START_TEST(frame_shapes_as_the_relay_folds_them)
 }
 END_TEST
 
-Suite *client_perf_suite(void)
+TEST_SUITE(client_collapse_perf)
 {
-    Suite *s = suite_create("client_perf");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("collapse");
     tcase_add_test(tc, collapses_root_first_with_period_weight);
     tcase_add_test(tc, kernel_annotation_and_pid_tid);

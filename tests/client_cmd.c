@@ -1,4 +1,4 @@
-/* Tests for the subcommands (cmd_*.c) as a user runs them: files in,
+/* Suite: the commands (client/cmd/cmd_*.c) as a user runs them: files in,
  * files out, exit codes and messages. */
 #include <check.h>
 #include <jansson.h>
@@ -313,9 +313,9 @@ START_TEST(top_json_and_speedscope_exports)
 }
 END_TEST
 
-Suite *client_commands_suite(void)
+TEST_SUITE(client_cmd)
 {
-    Suite *s = suite_create("client_commands");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("commands");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, fold_perf_file_sorted_with_ignored_note);

@@ -1,18 +1,14 @@
-/* Tests for the PCP inputs without a pmcd: event arrays built by hand
- * in pmapi.h's packed layout, decoded to samples and folded stacks;
- * libpcp's own pmUnpackEventRecords() as an oracle for the layout; the
- * option parsing of -h/-a/-t/-S/-T/--metric; the timed stack sink. */
+/* Suite: client/input/pcp_events without a pmcd: event arrays built by
+ * hand in pmapi.h's packed layout, decoded to samples and folded stacks;
+ * libpcp's own pmUnpackEventRecords() as an oracle for the layout. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "client/cmd/options.h"
-#include "client/cmd/builtin.h"
 #include "client/input/pcp_events.h"
 #include "client/input/pcp_input.h"
-#include "client/stack/stacksink.h"
 #include "tests/testutil.h"
 
 /* ---- a packed event array builder ----------------------------------- */
@@ -362,174 +358,14 @@ START_TEST(field_roles_and_stack_text)
 }
 END_TEST
 
-/* ---- option parsing -------------------------------------------------- */
-
-static int parse(cmd_opts *o, int groups, const char *args)
+TEST_SUITE(client_pcp_events)
 {
-    static char copy[512];
-    static char *argv[32];
-    snprintf(copy, sizeof copy, "%s", args);
-    int argc = 0;
-    for (char *t = strtok(copy, " "); t && argc < 31; t = strtok(NULL, " "))
-        argv[argc++] = t;
-    argv[argc] = NULL;
-    fflush(stderr);
-    fflush(stdout);
-    int saved = dup(2), saved1 = dup(1);
-    FILE *devnull = fopen("/dev/null", "w");
-    dup2(fileno(devnull), 2);
-    dup2(fileno(devnull), 1);
-    int rc = cmd_opts_parse(o, groups, argc, argv, "test usage");
-    fflush(stderr);
-    fflush(stdout);
-    dup2(saved, 2);
-    dup2(saved1, 1);
-    close(saved);
-    close(saved1);
-    fclose(devnull);
-    return rc;
-}
-
-#define G (OPTS_INPUT | OPTS_PCP)
-
-START_TEST(pcp_options_parse)
-{
-    cmd_opts o;
-    ck_assert_int_eq(parse(&o, G, "fold -h a -h b:44 -t 0.5 -T 4 --by-host "
-                                  "staprelay.p.e"), 0);
-    ck_assert_int_eq(o.pcp.nhosts, 2);
-    ck_assert_str_eq(o.pcp.hosts[1], "b:44");
-    ck_assert_str_eq(o.pcp.interval, "0.5");
-    ck_assert_str_eq(o.pcp.finish, "4");
-    ck_assert(o.pcp.by_host);
-    ck_assert_int_eq(o.pcp.nmetrics, 1);
-    ck_assert_str_eq(o.pcp.metrics[0], "staprelay.p.e");
-    ck_assert_int_eq(o.nfiles, 0);
-
-    /* --metric: the arguments stay files */
-    ck_assert_int_eq(parse(&o, G, "fold --archive x --metric m f1 f2"), 0);
-    ck_assert_int_eq(o.pcp.narchives, 1);
-    ck_assert_int_eq(o.pcp.nmetrics, 1);
-    ck_assert_int_eq(o.nfiles, 2);
-
-    /* long names, windows */
-    ck_assert_int_eq(parse(&o, G, "fold -a x --start @10:00 --finish 5min m"), 0);
-    ck_assert_str_eq(o.pcp.start, "@10:00");
-    ck_assert_str_eq(o.pcp.finish, "5min");
-
-    /* files only: no PCP, -h no longer means help */
-    ck_assert_int_eq(parse(&o, G, "fold f1"), 0);
-    ck_assert(!pcp_options_active(&o.pcp));
-    ck_assert_int_eq(parse(&o, G, "fold --help"), 1);
-    ck_assert_int_eq(parse(&o, G, "fold -h"), 2);
-
-    /* usage errors */
-    ck_assert_int_eq(parse(&o, G, "fold -h a -a b m"), 2);
-    ck_assert_int_eq(parse(&o, G, "fold -h a"), 2);          /* no metric */
-    ck_assert_int_eq(parse(&o, G, "fold -h a -S 1 m"), 2);   /* -S live */
-    ck_assert_int_eq(parse(&o, G, "fold -a a -t 1 m"), 2);   /* -t archive */
-    ck_assert_int_eq(parse(&o, G, "fold -h a -t nonsense m"), 2);
-    ck_assert_int_eq(parse(&o, G, "fold -h a -t 0 m"), 2);
-    ck_assert_int_eq(parse(&o, G, "fold -T 4 f"), 2);
-    ck_assert_int_eq(parse(&o, G, "fold --by-host f"), 2);
-    ck_assert_int_eq(parse(&o, G, "fold -a x -T 1 -T 2 m"), 2);
-    ck_assert_int_eq(parse(&o, OPTS_INPUT, "fold -h a m"), 2); /* not here */
-    ck_assert_str_eq(o.error, "option not valid here: -h");
-    ck_assert_int_eq(parse(&o, G, "fold --rows=5 f"), 2);
-    ck_assert_str_eq(o.error, "option not valid here: --rows=5");
-    ck_assert_int_eq(parse(&o, G, "fold --frobnicate f"), 2);
-    ck_assert_str_eq(o.error, "unknown option: --frobnicate");
-    ck_assert_int_eq(parse(&o, G, "fold -t"), 2);
-    ck_assert_str_eq(o.error, "missing argument: -t");
-
-    /* diff takes two windows */
-    ck_assert_int_eq(parse(&o, G | OPTS_DIFF, "diff -a x -S 1 -S 2 -T 3 -T 4 m"), 0);
-    ck_assert_int_eq(o.nstarts, 2);
-    ck_assert_str_eq(o.finishes[1], "4");
-    ck_assert_int_eq(parse(&o, G | OPTS_DIFF, "diff -a x -S 1 -S 2 -S 3 m"), 2);
-}
-END_TEST
-
-typedef struct seen {
-    int     n;
-    int64_t when[4];
-    double  weight[4];
-} seen;
-
-static void observe(void *arg, size_t entry, int col, double w, int64_t t)
-{
-    (void)entry;
-    (void)col;
-    seen *s = arg;
-    if (s->n < 4) {
-        s->when[s->n] = t;
-        s->weight[s->n] = w;
-    }
-    s->n++;
-}
-
-START_TEST(sink_keeps_sample_times)
-{
-    stacktab *t = stacktab_new();
-    stack_sink sink;
-    seen sn = { 0 };
-    stack_sink_init(&sink, t, 0, false);
-    stack_sink_observe(&sink, observe, &sn);
-    stack_sink_add(&sink, "a;b", 3, 1, -1);
-    ck_assert(sink.first_ns == STACK_TIME_UNKNOWN);
-    stack_sink_add_at(&sink, "a;b", 3, 2, -1, 2000);
-    stack_sink_add_at(&sink, "a;c", 3, 1, -1, 1000);
-    ck_assert_int_eq(sn.n, 3);
-    ck_assert(sn.when[0] == STACK_TIME_UNKNOWN);
-    ck_assert(sn.when[1] == 2000 && sn.weight[1] == 2);
-    ck_assert(sink.first_ns == 1000 && sink.last_ns == 2000);
-    ck_assert(stacktab_find(t, "a;b", 3)->count[0] == 3);
-    stack_sink_free(&sink);
-    stacktab_free(t);
-}
-END_TEST
-
-START_TEST(unreachable_sources_fail_cleanly)
-{
-    char *dir = tu_mkdtemp();
-    char path[1024];
-    snprintf(path, sizeof path, "%s/err", dir);
-    fflush(stderr);
-    int saved = dup(2);
-    FILE *ef = fopen(path, "w");
-    dup2(fileno(ef), 2);
-    char *a1[] = { "fold", "-h", "localhost:1", "staprelay.p.e", NULL };
-    int rc1 = cmd_fold(4, a1);
-    snprintf(path, sizeof path, "%s/no-such-archive", dir);
-    char *a2[] = { "flame", "-a", path, "staprelay.p.e", NULL };
-    int rc2 = cmd_flame(4, a2);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    fclose(ef);
-    snprintf(path, sizeof path, "%s/err", dir);
-    char *err = tu_slurp(path);
-    ck_assert_int_eq(rc1, 1);
-    ck_assert_int_eq(rc2, 1);
-    ck_assert_ptr_nonnull(strstr(err, "localhost:1: cannot open a connection"));
-    ck_assert_ptr_nonnull(strstr(err, "no-such-archive: cannot open the archive"));
-    free(err);
-    tu_rmtree(dir);
-    free(dir);
-}
-END_TEST
-
-Suite *client_pcp_suite(void)
-{
-    Suite *s = suite_create("client_pcp");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, decode_typical_array);
     tcase_add_test(tc, decode_rejects_malformed_arrays);
     tcase_add_test(tc, layout_matches_libpcp);
     tcase_add_test(tc, field_roles_and_stack_text);
-    tcase_add_test(tc, pcp_options_parse);
-    tcase_add_test(tc, sink_keeps_sample_times);
-    tcase_add_test(tc, unreachable_sources_fail_cleanly);
     suite_add_tcase(s, tc);
     return s;
 }

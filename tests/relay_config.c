@@ -1,86 +1,10 @@
-/* Suites: strmap, pointer, config. */
+/* Suite: relay/config, the PMDA's configuration (pmdajson's keys and
+ * ours, defaults, errors, the runs section). */
 #include "relay/config.h"
-#include "relay/pointer.h"
-#include "relay/strmap.h"
-#include "tests/suites.h"
+#include "tests/testutil.h"
 
 #include <stdio.h>
 #include <string.h>
-
-START_TEST(strmap_put_get_del)
-{
-    strmap *m = strmap_new();
-    char key[32];
-    for (int i = 0; i < 5000; i++) {
-        snprintf(key, sizeof(key), "k%d", i);
-        ck_assert_int_eq(strmap_put(m, key, i * 3), 0);
-    }
-    ck_assert_uint_eq(strmap_count(m), 5000);
-    int64_t v;
-    ck_assert(strmap_get(m, "k4321", &v));
-    ck_assert_int_eq(v, 4321 * 3);
-    ck_assert(!strmap_get(m, "k5000", NULL));
-    for (int i = 0; i < 5000; i += 2) {
-        snprintf(key, sizeof(key), "k%d", i);
-        ck_assert(strmap_del(m, key));
-    }
-    ck_assert_uint_eq(strmap_count(m), 2500);
-    ck_assert(!strmap_get(m, "k10", NULL));
-    ck_assert(strmap_get(m, "k11", &v) && v == 33);
-    /* reinsert over tombstones, then iterate */
-    ck_assert_int_eq(strmap_put(m, "k10", 7), 0);
-    size_t cur = 0, n = 0;
-    const char *k;
-    while (strmap_next(m, &cur, &k, &v))
-        n++;
-    ck_assert_uint_eq(n, 2501);
-    strmap_free(m);
-}
-END_TEST
-
-static json_t *doc(const char *text)
-{
-    json_t *d = json_loads(text, 0, NULL);
-    ck_assert_ptr_nonnull(d);
-    return d;
-}
-
-START_TEST(pointer_rfc6901_examples)
-{
-    /* the examples of RFC 6901 section 5 */
-    json_t *d = doc("{\"foo\": [\"bar\", \"baz\"], \"\": 0, \"a/b\": 1, \"c%d\": 2, \"e^f\": 3,"
-                    " \"g|h\": 4, \"i\\\\j\": 5, \"k\\\"l\": 6, \" \": 7, \"m~n\": 8}");
-    ck_assert_ptr_eq(pointer_get(d, "", NULL), d);
-    ck_assert_str_eq(json_string_value(pointer_get(d, "/foo/0", NULL)), "bar");
-    ck_assert_int_eq(json_integer_value(pointer_get(d, "/", NULL)), 0);
-    ck_assert_int_eq(json_integer_value(pointer_get(d, "/a~1b", NULL)), 1);
-    ck_assert_int_eq(json_integer_value(pointer_get(d, "/c%d", NULL)), 2);
-    ck_assert_int_eq(json_integer_value(pointer_get(d, "/i\\j", NULL)), 5);
-    ck_assert_int_eq(json_integer_value(pointer_get(d, "/k\"l", NULL)), 6);
-    ck_assert_int_eq(json_integer_value(pointer_get(d, "/ ", NULL)), 7);
-    ck_assert_int_eq(json_integer_value(pointer_get(d, "/m~0n", NULL)), 8);
-    json_decref(d);
-}
-END_TEST
-
-START_TEST(pointer_failures)
-{
-    json_t *d = doc("{\"a\": [1, 2], \"s\": \"x\"}");
-    const char *why = NULL;
-    ck_assert_ptr_null(pointer_get(d, "/b", &why));
-    ck_assert_str_eq(why, "pointer not found in data");
-    ck_assert_ptr_null(pointer_get(d, "/a/2", &why));
-    ck_assert_str_eq(why, "array index out of range");
-    ck_assert_ptr_null(pointer_get(d, "/a/01", &why));
-    ck_assert_ptr_null(pointer_get(d, "/a/-", &why));
-    ck_assert_ptr_null(pointer_get(d, "/s/x", &why));
-    ck_assert_str_eq(why, "pointer goes through a non-container value");
-    ck_assert_ptr_null(pointer_get(d, "a", &why));
-    ck_assert_int_ne(pointer_check("/x~2"), 0);
-    ck_assert_int_eq(pointer_check("/x~1~0"), 0);
-    json_decref(d);
-}
-END_TEST
 
 START_TEST(config_pmdajson_keys_and_ours)
 {
@@ -163,28 +87,9 @@ START_TEST(config_runs)
 }
 END_TEST
 
-Suite *strmap_suite(void)
+TEST_SUITE(relay_config)
 {
-    Suite *s = suite_create("strmap");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, strmap_put_get_del);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-Suite *pointer_suite(void)
-{
-    Suite *s = suite_create("pointer");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, pointer_rfc6901_examples);
-    tcase_add_test(tc, pointer_failures);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-Suite *config_suite(void)
-{
-    Suite *s = suite_create("config");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, config_pmdajson_keys_and_ours);
     tcase_add_test(tc, config_defaults_and_errors);

@@ -1,7 +1,7 @@
-/* Suite: the fetch's shortcut for instance profiles (fetch_profile_takes_all)
+/* Suite: pmda/fetch, the shortcut for instance profiles (fetch_profile_takes_all)
  * agrees with libpcp's own per-instance check over every profile shape. */
 #include "pmda/fetch.h"
-#include "tests/suites.h"
+#include "tests/testutil.h"
 
 extern int __pmInProfile(pmInDom, const pmProfile *, int);
 
@@ -45,9 +45,9 @@ START_TEST(profile_shortcut_matches_libpcp)
 }
 END_TEST
 
-Suite *profile_suite(void)
+TEST_SUITE(pmda_fetch)
 {
-    Suite *s = suite_create("profile");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, profile_shortcut_matches_libpcp);
     suite_add_tcase(s, tc);

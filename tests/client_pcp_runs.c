@@ -1,4 +1,4 @@
-/* Tests for --run and --output-dir without a pmcd: parsing the value of
+/* Suite: client/input/pcp_runs and --run/--output-dir without a pmcd: parsing the value of
  * staprelay.control.runs (good, missing members, wrong types, hostile
  * strings), the window a run's records are kept in, the option rules,
  * the names --output-dir writes and the atomic write behind it. */
@@ -540,9 +540,9 @@ START_TEST(commands_write_output_dir)
 }
 END_TEST
 
-Suite *client_runs_suite(void)
+TEST_SUITE(client_pcp_runs)
 {
-    Suite *s = suite_create("client_runs");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("runs");
     tcase_add_test(tc, parse_good_value);
     tcase_add_test(tc, parse_missing_members);
