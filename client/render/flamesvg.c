@@ -247,47 +247,27 @@ static void js_string(strbuf *sb, const char *s)
     sb_addc(sb, '"');
 }
 
-static void write_header(strbuf *sb, const svg_options *o, double H,
-                         const char *title)
+/* The <svg> element's start; H is the height as text (a number, or the
+ * heat-map page's token). */
+static void svg_open(strbuf *sb, const svg_options *o, const char *H)
 {
-    const char *bg1, *bg2;
-    background(o, &bg1, &bg2);
-    double W = o->width;
-    sb_adds(sb, "<?xml version=\"1.0\"");
-    if (o->encoding) {
-        sb_adds(sb, " encoding=\"");
-        xml_escape(sb, o->encoding, strlen(o->encoding), true);
-        sb_addc(sb, '"');
-    }
-    sb_adds(sb, " standalone=\"no\"?>\n"
-                "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
-                "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n");
     sb_adds(sb, "<svg version=\"1.1\" width=\"");
-    perl_num(sb, W);
+    perl_num(sb, o->width);
     sb_adds(sb, "\" height=\"");
-    perl_num(sb, H);
+    sb_adds(sb, H);
     sb_adds(sb, "\" onload=\"init(evt)\" viewBox=\"0 0 ");
-    perl_num(sb, W);
+    perl_num(sb, o->width);
     sb_addc(sb, ' ');
-    perl_num(sb, H);
+    sb_adds(sb, H);
     sb_adds(sb, "\" xmlns=\"http://www.w3.org/2000/svg\" "
                 "xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
                 "xmlns:fg=\"http://github.com/jonhoo/inferno\">\n");
-    sb_adds(sb, "<!-- Flame graph stack visualization, written by staprelay "
-                "following flamegraph.pl's conventions "
-                "(https://github.com/brendangregg/FlameGraph). "
-                "fg:x and fg:w on each rect are the exact offset and "
-                "weight. -->\n");
-    if (o->notes) {
-        sb_adds(sb, "<!-- NOTES: ");
-        /* a comment may not contain "--" nor markup */
-        for (const char *p = o->notes; *p; p++) {
-            if (*p == '<' || *p == '>' || (*p == '-' && p[1] == '-'))
-                continue;
-            sb_addc(sb, *p);
-        }
-        sb_adds(sb, " -->\n");
-    }
+}
+
+static void defs_style(strbuf *sb, const svg_options *o)
+{
+    const char *bg1, *bg2;
+    background(o, &bg1, &bg2);
     sb_printf(sb, "<defs>\n\t<linearGradient id=\"background\" y1=\"0\" "
                   "y2=\"1\" x1=\"0\" x2=\"0\" >\n"
                   "\t\t<stop stop-color=\"%s\" offset=\"5%%\" />\n"
@@ -310,7 +290,11 @@ static void write_header(strbuf *sb, const svg_options *o, double H,
         "cursor:pointer; }\n"
         "\t.hide { display:none; }\n"
         "\t.parent { opacity:0.5; }\n</style>\n");
-    sb_adds(sb, "<script type=\"text/ecmascript\">\n<![CDATA[\n\tvar nametype = ");
+}
+
+void flamesvg_script(strbuf *sb, const svg_options *o)
+{
+    sb_adds(sb, "\tvar nametype = ");
     js_string(sb, o->nametype);
     sb_adds(sb, ";\n\tvar fontsize = ");
     perl_num(sb, o->fontsize);
@@ -320,11 +304,18 @@ static void write_header(strbuf *sb, const svg_options *o, double H,
     sb_adds(sb, o->inverted ? "1" : "0");
     sb_adds(sb, ";\n\tvar searchcolor = \"rgb(230,0,230)\";\n");
     sb_adds(sb, flame_js);
-    sb_adds(sb, "]]>\n</script>\n");
+}
+
+/* The background, title and the texts zoom and search use; H and HD
+ * (the details line's y) as text. */
+static void body_texts(strbuf *sb, const svg_options *o, const char *H,
+                       const char *HD, const char *title)
+{
+    double W = o->width;
     sb_adds(sb, "<rect x=\"0.0\" y=\"0\" width=\"");
     perl_num(sb, W);
     sb_adds(sb, "\" height=\"");
-    perl_num(sb, H);
+    sb_adds(sb, H);
     sb_adds(sb, "\" fill=\"url(#background)\"  />\n");
     sb_printf(sb, "<text id=\"title\" x=\"%.2f\" y=\"", floor(W / 2));
     perl_num(sb, o->fontsize * 2);
@@ -338,9 +329,8 @@ static void write_header(strbuf *sb, const svg_options *o, double H,
         xml_escape(sb, o->subtitle, strlen(o->subtitle), false);
         sb_adds(sb, "</text>\n");
     }
-    double ypad2 = o->fontsize * 2 + 10;
     sb_printf(sb, "<text id=\"details\" x=\"%.2f\" y=\"", XPAD);
-    perl_num(sb, H - ypad2 / 2);
+    sb_adds(sb, HD);
     sb_adds(sb, "\" > </text>\n");
     sb_printf(sb, "<text id=\"unzoom\" x=\"%.2f\" y=\"", XPAD);
     perl_num(sb, o->fontsize * 2);
@@ -352,8 +342,55 @@ static void write_header(strbuf *sb, const svg_options *o, double H,
     perl_num(sb, o->fontsize * 2);
     sb_adds(sb, "\" >ic</text>\n");
     sb_printf(sb, "<text id=\"matched\" x=\"%.2f\" y=\"", W - XPAD - 100);
-    perl_num(sb, H - ypad2 / 2);
+    sb_adds(sb, HD);
     sb_adds(sb, "\" > </text>\n");
+}
+
+static void write_header(strbuf *sb, const svg_options *o, double H,
+                         const char *title)
+{
+    sb_adds(sb, "<?xml version=\"1.0\"");
+    if (o->encoding) {
+        sb_adds(sb, " encoding=\"");
+        xml_escape(sb, o->encoding, strlen(o->encoding), true);
+        sb_addc(sb, '"');
+    }
+    sb_adds(sb, " standalone=\"no\"?>\n"
+                "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
+                "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n");
+    strbuf h = STRBUF_INIT, hd = STRBUF_INIT;
+    perl_num(&h, H);
+    perl_num(&hd, H - (o->fontsize * 2 + 10) / 2);
+    svg_open(sb, o, h.buf);
+    sb_adds(sb, "<!-- Flame graph stack visualization, written by staprelay "
+                "following flamegraph.pl's conventions "
+                "(https://github.com/brendangregg/FlameGraph). "
+                "fg:x and fg:w on each rect are the exact offset and "
+                "weight. -->\n");
+    if (o->notes) {
+        sb_adds(sb, "<!-- NOTES: ");
+        /* a comment may not contain "--" nor markup */
+        for (const char *p = o->notes; *p; p++) {
+            if (*p == '<' || *p == '>' || (*p == '-' && p[1] == '-'))
+                continue;
+            sb_addc(sb, *p);
+        }
+        sb_adds(sb, " -->\n");
+    }
+    defs_style(sb, o);
+    sb_adds(sb, "<script type=\"text/ecmascript\">\n<![CDATA[\n");
+    flamesvg_script(sb, o);
+    sb_adds(sb, "]]>\n</script>\n");
+    body_texts(sb, o, h.buf, hd.buf, title);
+    sb_free(&h);
+    sb_free(&hd);
+}
+
+void flamesvg_page_head(strbuf *sb, const svg_options *o, const char *title)
+{
+    svg_open(sb, o, FLAMESVG_TOKEN_H);
+    defs_style(sb, o);
+    body_texts(sb, o, FLAMESVG_TOKEN_H, FLAMESVG_TOKEN_HD, title);
 }
 
 typedef struct geometry {

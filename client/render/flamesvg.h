@@ -62,6 +62,17 @@ void flamesvg_tree_options(const svg_options *o, ft_options *fo);
 /* Write the SVG.  Returns 0, or -1 on an output error. */
 int flamesvg_write(FILE *out, const flametree *t, const svg_options *o);
 
+/* For pages that draw flame graphs themselves (the heat-map page): the
+ * very <svg> start, style and texts a flame graph file has, up to its
+ * frames, with FLAMESVG_TOKEN_H for the height and FLAMESVG_TOKEN_HD
+ * for the details line's y (H - (2 fontsize + 10) / 2); no script. */
+#define FLAMESVG_TOKEN_H "@H@"
+#define FLAMESVG_TOKEN_HD "@HD@"
+void flamesvg_page_head(strbuf *sb, const svg_options *o, const char *title);
+/* The settings variables and the zoom/search script of a flame graph
+ * file (client/render/flame_js), for the page to run once. */
+void flamesvg_script(strbuf *sb, const svg_options *o);
+
 /* "1,234,567" for a weight rounded to an integer (flamegraph.pl's
  * "%.0f" plus thousands separators).  buf needs 40 bytes. */
 const char *format_thousands(char *buf, size_t size, double v);
