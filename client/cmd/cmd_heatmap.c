@@ -260,7 +260,7 @@ int cmd_heatmap(int argc, char **argv)
         } else {
             strbuf src = STRBUF_INIT;
             describe(&src, &o, h, &run);
-            heatmap_page ho = { o.svg.title, src.buf, o.enhance };
+            heatmap_page ho = { o.svg.title, src.buf, o.enhance, &o.svg };
             if (strcmp(fmt, "json") == 0)
                 heatmap_write_json(out, h);
             else if (strcmp(fmt, "svg") == 0)

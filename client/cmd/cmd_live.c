@@ -120,7 +120,7 @@ static int write_heatmap_svg(FILE *out, void *arg)
         sb_adds(&title, " -- ");
         sb_add(&title, c->gaptext.buf, c->gaptext.len);
     }
-    heatmap_page ho = { title.buf, NULL, c->enhance };
+    heatmap_page ho = { title.buf, NULL, c->enhance, NULL };
     /* the heat map, then the gaps drawn over it as grey columns (the
      * geometry is heatmap_write_svg's: 60 px left, 40 px top) */
     char *buf = NULL;
@@ -176,7 +176,7 @@ static int write_heatmap_html(FILE *out, void *arg)
         sb_add(&src, c->gaptext.buf, c->gaptext.len);
     }
     if (c->grid_ok) {
-        heatmap_page ho = { title.buf, src.buf, c->enhance };
+        heatmap_page ho = { title.buf, src.buf, c->enhance, &c->o->svg };
         heatmap_write_html(out, c->h, &ho);
     } else {
         strbuf sb = STRBUF_INIT;
