@@ -1,5 +1,6 @@
 /* source: metadata and data of one source, read without blocking. */
 #include "relay/source.h"
+#include "relay/confine.h"
 #include "relay/docread.h"
 #include "relay/fiforead.h"
 #include "relay/relay.h"
@@ -416,26 +417,25 @@ static void install_meta(source *s, source_meta *m, char *text)
 
 /* An untrusted directory is writable by anyone (pmdajson's shared
  * directory is mode 1777) while the PMDA runs as root: a data-path, or a
- * data.json that is a symbolic link, could otherwise publish any file on
- * the system (/etc/shadow) as metric values.  So an untrusted source may
- * only read files whose real path lies inside its configured directory. */
-static bool confined(const source *s, const char *path, char *why, size_t whylen)
+ * data.json that is a symbolic link (or a hard link, or anything swapped
+ * in between a check and an open), could otherwise publish any file on
+ * the system (/etc/shadow) as metric values.  So an untrusted source's
+ * files are opened through confine_open: inside its configured directory
+ * and with the permissions of its directory's owner, checked on what is
+ * opened, not on a path.  Trusted sources and root's SystemTap modules
+ * open plainly (nobody but root can change what their paths lead to). */
+static int open_source_file(const source *s, const char *path, struct stat *st, char *err,
+                            size_t errlen)
 {
-    if (s->trusted || s->stap_module || s->root == NULL)
-        return true;
-    char *real = realpath(path, NULL);
-    int e = errno;
-    char *base = realpath(s->root, NULL);
-    bool ok = real != NULL && base != NULL && strncmp(real, base, strlen(base)) == 0 &&
-              (real[strlen(base)] == '/' || real[strlen(base)] == '\0');
-    if (!ok && real != NULL)
-        snprintf(why, whylen, "%s resolves to %s, outside %s: untrusted sources may not "
-                 "read files elsewhere", path, real, s->root);
-    else if (!ok)
-        snprintf(why, whylen, "cannot open %s: %s", path, strerror(real == NULL ? e : errno));
-    free(real);
-    free(base);
-    return ok;
+    const relay *r = s->relay;
+    const char *root = s->trusted || s->stap_module ? NULL : s->root;
+    confine_reader fallback = {r->exec_user_ok, r->exec_uid, r->exec_gid};
+    return confine_open(root, s->dir, path, &fallback, st, err, errlen);
+}
+
+static doc_status open_status(int e)
+{
+    return e == EBUSY || e == EAGAIN ? DOC_BUSY : DOC_ERROR;
 }
 
 /* Install metadata text that was just read (ds says how the read went).
@@ -508,29 +508,13 @@ static void on_meta_fifo(void *arg, doc_status st, const char *buf, size_t len, 
 
 bool source_refresh_metadata(source *s)
 {
-    if (s->state == SRC_VANISHED)
-        return false;
+    if (s->state == SRC_VANISHED || s->meta_fifo != NULL)
+        return false;    /* a FIFO read in flight answers through the loop */
     char *path = path_join(s->dir, "metadata.json");
     struct stat st;
     if (path == NULL || stat(path, &st) != 0) {
         free(path);
         return false;    /* vanished: discovery will notice */
-    }
-    char err[512];
-    /* confinement first: a link to a FIFO elsewhere must not be read
-     * either (it would take another program's data from its pipe) */
-    if (!confined(s, path, err, sizeof(err))) {
-        bool changed = !same_stat(&st, &s->meta_st) || s->meta_text == NULL;
-        s->meta_st = st;
-        free(path);
-        return changed ? apply_metadata(s, DOC_ERROR, NULL, 0, err) : false;
-    }
-    if (S_ISFIFO(st.st_mode)) {
-        if (s->meta_fifo == NULL)
-            s->meta_fifo = fiforead_start(s->relay->loop, path, s->relay->cfg->max_document_size,
-                                          fifo_timeout(s), on_meta_fifo, s, err, sizeof(err));
-        free(path);
-        return false;    /* the answer arrives through the loop */
     }
     /* procfs files report size 0 and a fixed mtime: always re-read them */
     bool generated = s->stap_module || generated_file(path, &st);
@@ -542,10 +526,27 @@ bool source_refresh_metadata(source *s)
         return false;
     }
     s->meta_st = st;
+    char err[512];
+    /* what is read is what was opened (confined for untrusted sources): a
+     * link to a FIFO elsewhere is refused before it is opened */
+    struct stat ost;
+    int fd = open_source_file(s, path, &ost, err, sizeof(err));
+    if (fd < 0) {
+        doc_status ds = open_status(errno);
+        free(path);
+        return apply_metadata(s, ds, NULL, 0, err);
+    }
+    if (S_ISFIFO(ost.st_mode)) {
+        s->meta_fifo = fiforead_start_fd(s->relay->loop, fd, path,
+                                         s->relay->cfg->max_document_size, fifo_timeout(s),
+                                         on_meta_fifo, s, err, sizeof(err));
+        free(path);
+        return s->meta_fifo == NULL ? apply_metadata(s, DOC_ERROR, NULL, 0, err) : false;
+    }
     char *text = NULL;
     size_t len = 0;
-    doc_status ds = doc_read(path, s->relay->cfg->max_document_size, &text, &len,
-                             err, sizeof(err));
+    doc_status ds = doc_read_fd(fd, path, s->relay->cfg->max_document_size, &text, &len,
+                                err, sizeof(err));
     free(path);
     return apply_metadata(s, ds, text, len, err);
 }
@@ -685,12 +686,6 @@ static void on_data_fifo(void *arg, doc_status st, const char *buf, size_t len, 
     relay_settle(((source *)arg)->relay);
 }
 
-static bool is_fifo(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISFIFO(st.st_mode);
-}
-
 /* The source directory is being removed (rm -rf unlinks the files first,
  * then the directory): a missing file then is the next discovery's
  * business, not a read error to log and count. */
@@ -706,22 +701,32 @@ static void read_file(source *s)
 {
     char *text, err[512];
     size_t len;
-    /* confinement first: a link to a FIFO elsewhere must not be read */
-    if (!confined(s, s->data_file, err, sizeof(err))) {
-        s->stats.reads++;
+    if (s->data_fifo != NULL)
+        return;   /* the previous read is still waiting for its writer */
+    if (file_unchanged(s))
+        return;
+    s->stats.reads++;
+    /* confined for untrusted sources: a link to a FIFO elsewhere is
+     * refused before it is opened */
+    struct stat st;
+    int fd = open_source_file(s, s->data_file, &st, err, sizeof(err));
+    if (fd < 0) {
+        if (open_status(errno) == DOC_BUSY)
+            return;   /* another reader holds it; the next poll retries */
+        s->data_st_valid = false;
+        if (!s->stap_module && errno == ENOENT && source_vanishing(s)) {
+            drop_snapshot(s);
+            return;
+        }
         s->stats.read_errors++;
         drop_snapshot(s);
-        s->data_st_valid = false;
         set_error(s, SRC_ERROR, "data: %s", err);
         return;
     }
-    if (is_fifo(s->data_file)) {
-        if (s->data_fifo != NULL)
-            return;   /* the previous read is still waiting for its writer */
-        s->stats.reads++;
-        s->data_fifo = fiforead_start(s->relay->loop, s->data_file,
-                                      s->relay->cfg->max_document_size, fifo_timeout(s),
-                                      on_data_fifo, s, err, sizeof(err));
+    if (S_ISFIFO(st.st_mode)) {
+        s->data_fifo = fiforead_start_fd(s->relay->loop, fd, s->data_file,
+                                         s->relay->cfg->max_document_size, fifo_timeout(s),
+                                         on_data_fifo, s, err, sizeof(err));
         if (s->data_fifo == NULL) {
             s->stats.read_errors++;
             drop_snapshot(s);
@@ -729,11 +734,11 @@ static void read_file(source *s)
         }
         return;
     }
-    if (file_unchanged(s))
-        return;
-    s->stats.reads++;
-    doc_status ds = doc_read(s->data_file, s->relay->cfg->max_document_size, &text, &len,
-                             err, sizeof(err));
+    /* the identity of what is parsed, not of what the path showed */
+    if (s->data_st_valid)
+        s->data_st = st;
+    doc_status ds = doc_read_fd(fd, s->data_file, s->relay->cfg->max_document_size, &text, &len,
+                                err, sizeof(err));
     if (ds == DOC_BUSY)
         return;   /* another reader holds it; the next poll retries */
     if (ds != DOC_OK && !s->stap_module && source_vanishing(s)) {

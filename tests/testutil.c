@@ -20,6 +20,9 @@ char *tu_mkdtemp(void)
         free(p);
         return NULL;
     }
+    /* an untrusted source under it is read as its directory's owner, or
+     * as exec_user when root owns it: others must be able to look in */
+    chmod(p, 0755);
     return p;
 }
 
