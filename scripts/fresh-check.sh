@@ -10,8 +10,8 @@
 # keeps it and skips the debootstrap), /proc, /sys, /dev and /dev/pts are
 # bind-mounted into it, a clean `git clone` of BRANCH (default: the
 # current one) of this repository goes to /root/staprelay there, and
-# `make check` runs in it as root: it installs its own packages through
-# scripts/deps.sh, exactly as on a new machine.  Everything goes to LOG
+# what README says a new machine needs runs in it as root:
+# ./scripts/deps.sh (a fresh Debian has no make yet), then `make check`.  Everything goes to LOG
 # (default DIR.log); the last line says "fresh-check: PASS" or
 # "fresh-check: FAIL (...)".  The exit status is make check's.
 #
@@ -107,7 +107,7 @@ set +e
 flock /tmp/staprelay-check.lock \
     chroot "$dir" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    sh -c 'cd /root/staprelay && make check'
+    sh -c 'cd /root/staprelay && ./scripts/deps.sh && make check'
 rc=$?
 set -e
 if [ $rc = 0 ]; then
