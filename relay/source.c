@@ -3,12 +3,14 @@
 #include "relay/confine.h"
 #include "relay/docread.h"
 #include "relay/fiforead.h"
+#include "relay/jsondoc.h"
 #include "relay/relay.h"
 #include "relay/strmap.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +92,7 @@ static void drop_snapshot(source *s)
         s->snap = NULL;
         s->generation++;
         s->relay->data_dirty = true;
+        source_account(s);
     }
 }
 
@@ -113,7 +116,9 @@ void source_free(source *s)
     free_streams(s);
     snapshot_free(s->snap);
     metadata_free(s->meta);
-    free(s->meta_text);
+    s->snap = NULL;
+    s->meta = NULL;
+    source_account(s);   /* nothing held: the relay's totals drop */
     free(s->data_file);
     free(s->problem_hash);
     free(s->array_hash);
@@ -395,15 +400,30 @@ static void make_streams(source *s)
         s->streams[i] = event_stream_new(&s->meta->events[i], &lim);
 }
 
-static void install_meta(source *s, source_meta *m, char *text)
+/* FNV-1a over the whole text (NUL bytes included). */
+static text_print fingerprint(const char *text, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)text[i];
+        h *= 1099511628211ULL;
+    }
+    return (text_print){true, len, h};
+}
+
+static bool same_print(const text_print *a, const text_print *b)
+{
+    return a->known && b->known && a->len == b->len && a->hash == b->hash;
+}
+
+static void install_meta(source *s, source_meta *m, text_print print)
 {
     drop_snapshot(s);
     free_streams(s);
     stop_watch(s);
     metadata_free(s->meta);
-    free(s->meta_text);
     s->meta = m;
-    s->meta_text = text;
+    s->meta_print = print;
     free(s->problem_hash);
     free(s->array_hash);
     s->problem_hash = m != NULL ? calloc(m->nmetrics ? m->nmetrics : 1, sizeof(uint64_t)) : NULL;
@@ -413,6 +433,7 @@ static void install_meta(source *s, source_meta *m, char *text)
     s->data_st_valid = false;
     make_streams(s);
     resolve_data_file(s);
+    source_account(s);
 }
 
 /* An untrusted directory is writable by anyone (pmdajson's shared
@@ -438,8 +459,9 @@ static doc_status open_status(int e)
     return e == EBUSY || e == EAGAIN ? DOC_BUSY : DOC_ERROR;
 }
 
-/* Install metadata text that was just read (ds says how the read went).
- * Returns true when the namespace this source contributes may change. */
+/* Install metadata text that was just read (ds says how the read went);
+ * text is freed here.  Returns true when the namespace this source
+ * contributes may change. */
 static bool apply_metadata(source *s, doc_status ds, char *text, size_t len, const char *rerr)
 {
     char err[512];
@@ -450,24 +472,38 @@ static bool apply_metadata(source *s, doc_status ds, char *text, size_t len, con
     if (ds != DOC_OK) {
         bool had = s->meta != NULL;
         free(text);
-        install_meta(s, NULL, strdup(""));
+        install_meta(s, NULL, fingerprint("", 0));
         s->stats.metadata_errors++;
         set_error(s, SRC_BAD_METADATA, "metadata: %s", rerr);
         return had;
     }
-    if (s->meta_text != NULL && strcmp(text, s->meta_text) == 0 && s->state != SRC_REJECTED) {
+    text_print print = fingerprint(text, len);
+    if (same_print(&print, &s->meta_print) && s->state != SRC_REJECTED) {
         free(text);
         return false;
     }
     if (s->trusted && !trusted_ok(s, err, sizeof(err))) {
         bool had = s->meta != NULL;
-        install_meta(s, NULL, text);
+        free(text);
+        install_meta(s, NULL, print);
         set_error(s, SRC_REJECTED, "%s", err);
         return had;
     }
     s->stats.metadata_loads++;
-    source_meta *m = metadata_parse(text, len, s->default_prefix, err, sizeof(err));
-    install_meta(s, m, text);
+    source_meta *m = metadata_parse_limited(text, len, s->default_prefix,
+                                            s->relay->cfg->max_document_memory, err,
+                                            sizeof(err));
+    free(text);
+    size_t room = source_allowance(s);
+    if (m != NULL && m->bytes > room) {
+        snprintf(err, sizeof(err), "metadata: its model needs %zu bytes, more than this source "
+                 "may hold now (%zu: max_source_memory %zu, max_total_memory %zu)", m->bytes,
+                 room, s->relay->cfg->max_source_memory, s->relay->cfg->max_total_memory);
+        metadata_free(m);
+        m = NULL;
+        s->stats.memory_refusals++;
+    }
+    install_meta(s, m, print);
     if (m == NULL) {
         s->stats.metadata_errors++;
         set_error(s, SRC_BAD_METADATA, "%s", err);
@@ -520,7 +556,7 @@ bool source_refresh_metadata(source *s)
     bool generated = s->stap_module || generated_file(path, &st);
     /* a rejected trusted source is checked again every poll: what failed
      * may be a directory above it, which metadata.json's stat never shows */
-    if (!generated && s->meta_text != NULL && same_stat(&st, &s->meta_st) &&
+    if (!generated && s->meta_print.known && same_stat(&st, &s->meta_st) &&
         s->state != SRC_REJECTED) {
         free(path);
         return false;
@@ -588,11 +624,116 @@ static void note_metric_problems(source *s)
     }
 }
 
-/* Parse a document and install it as the new snapshot. */
+/* ---- memory budget ------------------------------------------------------ */
+
+bool source_untrusted(const source *s)
+{
+    return !s->trusted && !s->stap_module;
+}
+
+static size_t streams_bytes(const source *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; s->streams != NULL && s->meta != NULL && i < s->meta->nevents; i++) {
+        const event_stream *es = s->streams[i];
+        if (es == NULL)
+            continue;
+        evqueue_stats st;
+        evqueue_get_stats(es->queue, &st);
+        n += (size_t)st.bytes + (es->stacks != NULL ? stacktab_bytes(es->stacks) : 0);
+    }
+    return n;
+}
+
+static size_t held_now(const source *s)
+{
+    return (s->meta != NULL ? s->meta->bytes : 0) + (s->snap != NULL ? s->snap->bytes : 0) +
+           streams_bytes(s);
+}
+
+static size_t room_left(size_t limit, size_t used)
+{
+    return limit > used ? limit - used : 0;
+}
+
+size_t source_allowance(const source *s)
+{
+    const relay *r = s->relay;
+    const relay_config *cfg = r->cfg;
+    size_t room = cfg->max_source_memory;
+    size_t total = room_left(cfg->max_total_memory, r->mem_total - s->mem_held);
+    if (total < room)
+        room = total;
+    if (source_untrusted(s)) {
+        size_t half = room_left(cfg->max_total_memory / 2, r->mem_untrusted - s->mem_held);
+        if (half < room)
+            room = half;
+    }
+    return room;
+}
+
+/* Each event stream's share of what the values and metadata leave: a
+ * quarter for its stack table, the rest (up to event_queue_size) for
+ * its queue.  Shrinking evicts the oldest records and coldest stacks. */
+static void share_among_streams(source *s)
+{
+    if (s->streams == NULL || s->meta == NULL || s->meta->nevents == 0)
+        return;
+    size_t fixed = s->meta->bytes + (s->snap != NULL ? s->snap->bytes : 0);
+    size_t share = room_left(source_allowance(s), fixed) / s->meta->nevents;
+    size_t queue = share - share / 4;
+    if (queue > s->relay->cfg->event_queue_size)
+        queue = s->relay->cfg->event_queue_size;
+    for (size_t i = 0; i < s->meta->nevents; i++) {
+        event_stream *es = s->streams[i];
+        if (es == NULL)
+            continue;
+        evqueue_set_max_bytes(es->queue, queue);
+        if (es->stacks != NULL)
+            stacktab_set_max_bytes(es->stacks, share / 4);
+    }
+}
+
+void source_account(source *s)
+{
+    relay *r = s->relay;
+    share_among_streams(s);
+    size_t now = held_now(s);
+    r->mem_total = r->mem_total - s->mem_held + now;
+    if (source_untrusted(s))
+        r->mem_untrusted = r->mem_untrusted - s->mem_held + now;
+    s->mem_held = now;
+}
+
+/* Why values could not be kept: the budget that ran out (the document's
+ * parse, or what the source may hold). */
+static void refuse_for_memory(source *s, const char *what, bool holding)
+{
+    const relay_config *cfg = s->relay->cfg;
+    s->stats.memory_refusals++;
+    drop_snapshot(s);
+    if (!holding)
+        set_error(s, SRC_ERROR, "data: %s", what);
+    else
+        set_error(s, SRC_ERROR, "data: %s: this source may hold %zu bytes now "
+                  "(max_source_memory %zu; max_total_memory %zu, %zu held by all sources, "
+                  "%zu by untrusted ones, which may hold half)", what, source_allowance(s),
+                  cfg->max_source_memory, cfg->max_total_memory, s->relay->mem_total,
+                  s->relay->mem_untrusted);
+}
+
+/* Parse a document and install it as the new snapshot.  The document
+ * itself is released here: only what the metrics read stays. */
 static void accept_document(source *s, const char *text, size_t len)
 {
     json_error_t jerr;
-    json_t *doc = json_loadb(text, len, 0, &jerr);
+    char why[400];
+    json_t *doc = jsondoc_parse(text, len, s->relay->cfg->max_document_memory, &jerr, why,
+                                sizeof(why));
+    if (doc == NULL && jerr.line == 0 && jerr.text[0] == '\0') {
+        refuse_for_memory(s, why, false);   /* refused before parsing: its shape costs too much */
+        return;
+    }
     if (doc == NULL) {
         s->stats.parse_errors++;
         drop_snapshot(s);
@@ -602,11 +743,26 @@ static void accept_document(source *s, const char *text, size_t len)
         if (len >= 1024 && (size_t)jerr.position >= len && (len & (len - 1)) == 0)
             snprintf(hint, sizeof(hint), " (the document stops at exactly %zu bytes: cut by "
                      "the producer's size cap?)", len);
-        set_error(s, SRC_ERROR, "data: invalid JSON at line %d column %d: %s%s", jerr.line,
-                  jerr.column, jerr.text, hint);
+        set_error(s, SRC_ERROR, "data: %s%s", why, hint);
         return;
     }
-    snapshot *snap = snapshot_build(s->meta, doc);
+    /* the values come first: the queues give way to them */
+    size_t room = room_left(source_allowance(s), s->meta->bytes);
+    snapshot *snap = snapshot_build_limited(s->meta, doc, room, why, sizeof(why));
+    if (snap == NULL) {
+        json_decref(doc);
+        if (strcmp(why, "out of memory") == 0) {
+            drop_snapshot(s);
+            set_error(s, SRC_ERROR, "data: out of memory");
+        } else {
+            refuse_for_memory(s, why, true);
+        }
+        source_account(s);
+        return;
+    }
+    drop_snapshot(s);
+    s->snap = snap;
+    source_account(s);   /* the streams' share follows the new values */
     if (s->streams != NULL) {
         int64_t now_ns = (int64_t)(ev_time() * 1e9);
         for (size_t i = 0; i < s->meta->nevents; i++)
@@ -614,12 +770,7 @@ static void accept_document(source *s, const char *text, size_t len)
                 event_stream_ingest(s->streams[i], doc, now_ns, &s->relay->log, s->dir);
     }
     json_decref(doc);
-    drop_snapshot(s);
-    if (snap == NULL) {
-        set_error(s, SRC_ERROR, "data: out of memory");
-        return;
-    }
-    s->snap = snap;
+    source_account(s);
     s->generation++;
     s->relay->data_dirty = true;
     s->last_ok = ev_now(s->relay->loop);
@@ -806,14 +957,16 @@ static void start_exec(source *s)
         .gid = r->exec_gid,
         .timeout = r->cfg->exec_timeout,
         .max_output = r->cfg->max_document_size,
+        /* nothing it starts outlives it, nor the PMDA */
+        .containment = r->cfg->exec_reaper_only ? EXEC_CONTAIN_REAPER : EXEC_CONTAIN,
+        .parent_death_signal = SIGKILL,
+        .max_processes = r->cfg->exec_max_processes,
     };
     char err[512];
     if (s->trusted && !trusted_ok(s, err, sizeof(err))) {
         /* the tree became unsafe since the metadata was accepted: run
          * nothing, and drop the metrics until it is safe again */
-        char *text = s->meta_text;
-        s->meta_text = NULL;
-        install_meta(s, NULL, text);
+        install_meta(s, NULL, s->meta_print);
         set_error(s, SRC_REJECTED, "%s", err);
         relay_mark_namespace_dirty(r);
         return;
@@ -847,6 +1000,7 @@ static void ensure_watch(source *s)
 
 void source_refresh_data(source *s)
 {
+    source_account(s);   /* queues shrink as clients read: start from what is held now */
     if (s->meta == NULL || s->state == SRC_DUPLICATE || s->state == SRC_REJECTED)
         return;
     if (s->streams != NULL) {

@@ -1,7 +1,8 @@
 /* stacktab: distinct stacks of one event stream with their cumulative
  * sample counts; the shape grafana-pcp's flame graph reads.  Bounded:
  * stacks not seen for `expiry` seconds are removed, and when the table is
- * full the least recently seen tenth is evicted.  Entries are dense (0..n-1)
+ * full (max_entries stacks, or max_bytes of memory) the least recently
+ * seen tenth is evicted.  Counts saturate at UINT64_MAX, never wrap.  Entries are dense (0..n-1)
  * so the host can serve them positionally; `generation` changes whenever
  * the set of stacks changes. */
 #ifndef STAPRELAY_STACKTAB_H
@@ -20,6 +21,12 @@ typedef struct stacktab stacktab;
 
 stacktab *stacktab_new(size_t max_entries, double expiry);
 void stacktab_free(stacktab *t);
+
+/* Bytes the table may hold (names and bookkeeping); SIZE_MAX at first.
+ * A lower bound evicts at once.  A stack larger than the bound alone is
+ * not kept (counted as evicted). */
+void stacktab_set_max_bytes(stacktab *t, size_t max_bytes);
+size_t stacktab_bytes(const stacktab *t);
 
 /* Add weight to the stack (folded form). */
 void stacktab_add(stacktab *t, const char *folded, uint64_t weight, double now);

@@ -17,6 +17,7 @@ int main(void)
     srunner_add_suite(sr, corpus_suite());
     srunner_add_suite(sr, trust_suite());
     srunner_add_suite(sr, confine_suite());
+    srunner_add_suite(sr, jsondoc_suite());
     srunner_add_suite(sr, runs_suite());
     srunner_add_suite(sr, histogram_suite());
     srunner_run_all(sr, CK_NORMAL);

@@ -17,6 +17,7 @@ Suite *corpus_suite(void);
 Suite *instances_suite(void);
 Suite *trust_suite(void);
 Suite *confine_suite(void);
+Suite *jsondoc_suite(void);
 Suite *labels_suite(void);
 Suite *profile_suite(void);
 Suite *runs_suite(void);
