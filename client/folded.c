@@ -30,11 +30,15 @@ static bool trailing_count(const char *s, size_t n, size_t *stack_end,
     }
     if (j != n)
         return false;
-    char buf[64];
-    size_t len = n - i < sizeof buf - 1 ? n - i : sizeof buf - 1;
-    memcpy(buf, s + i, len);
-    buf[len] = '\0';
+    /* the whole count, however many digits (a cut one would be another number) */
+    char small[64], *buf = n - i < sizeof(small) ? small : malloc(n - i + 1);
+    if (buf == NULL)
+        return false;
+    memcpy(buf, s + i, n - i);
+    buf[n - i] = '\0';
     *value = strtod(buf, NULL);
+    if (buf != small)
+        free(buf);
     *stack_end = i - 1;
     return true;
 }
@@ -76,9 +80,13 @@ bool folded_feed(stack_sink *sink, const char *s, size_t n)
     return true;
 }
 
+/* Whole counts in full digits whatever their size (%g wrote 1e15 and
+ * more with an exponent, which the parser above, like flamegraph.pl's,
+ * does not read back): a count beyond 2^53 is the double it was read
+ * as, written exactly, and reads back as the same double. */
 void folded_print_count(FILE *out, double v)
 {
-    if (v == floor(v) && fabs(v) < 9.007199254740992e15)
+    if (v == floor(v) && isfinite(v))
         fprintf(out, "%.0f", v);
     else
         fprintf(out, "%.15g", v);
