@@ -182,8 +182,8 @@ static int event_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtom
     case E_QUEUE_BYTES: atom->ull = st.bytes; break;
     case E_CLIENTS: atom->ul = st.clients; break;
     case E_LAST_REJECT: atom->cp = (char *)es->last_reject; break;
-    case E_STACKS: atom->ul = es->stacks ? (uint32_t)stacktab_count(es->stacks) : 0; break;
-    case E_STACKS_EVICTED: atom->ull = es->stacks ? stacktab_evicted(es->stacks) : 0; break;
+    case E_STACKS: atom->ul = es->stacks ? (uint32_t)stackcount_size(es->stacks) : 0; break;
+    case E_STACKS_EVICTED: atom->ull = es->stacks ? stackcount_evicted(es->stacks) : 0; break;
     case E_EXPIRED: atom->ull = st.expired; break;
     default: return PM_ERR_PMID;
     }

@@ -73,15 +73,15 @@ static void sync_stacks_indom(pmdaIndom *idp, indom_ref *ir)
             inst_table_clear(idp);
         return;
     }
-    uint64_t gen = stacktab_generation(es->stacks);
+    uint64_t gen = stackcount_generation(es->stacks);
     if (ir->synced && ir->generation == gen)
         return;
-    size_t n = stacktab_count(es->stacks);
+    size_t n = stackcount_size(es->stacks);
     const char **names = calloc(n ? n : 1, sizeof(char *));
     if (names == NULL)
         return;
     for (size_t k = 0; k < n; k++)
-        names[k] = stacktab_entry(es->stacks, k)->name;
+        names[k] = stackcount_entry(es->stacks, k)->name;
     inst_table_fill(ir->table, idp, names, NULL, NULL, n);
     free(names);
     ir->generation = gen;
@@ -358,8 +358,8 @@ static int stacks_value(const metric_ref *ref, long pos, pmAtomValue *atom)
 {
     const source *s = ref->src;
     const event_stream *es = s->streams != NULL ? s->streams[ref->index] : NULL;
-    const stack_entry *e = es != NULL && es->stacks != NULL && pos >= 0
-                               ? stacktab_entry(es->stacks, (size_t)pos) : NULL;
+    const stackcount_row *e = es != NULL && es->stacks != NULL && pos >= 0
+                               ? stackcount_entry(es->stacks, (size_t)pos) : NULL;
     if (e == NULL)
         return PM_ERR_INST;
     atom->ull = e->count;

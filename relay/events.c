@@ -26,7 +26,7 @@ event_stream *event_stream_new(const meta_event *meta, const event_limits *lim)
     if (es->queue != NULL && meta->replay)
         evqueue_set_replay(es->queue, true);
     if (meta->stack_field >= 0)
-        es->stacks = stacktab_new(lim->max_stacks, lim->stack_expiry);
+        es->stacks = stackcount_new(lim->max_stacks, lim->stack_expiry);
     if (es->queue == NULL || (meta->stack_field >= 0 && es->stacks == NULL)) {
         event_stream_free(es);
         return NULL;
@@ -39,7 +39,7 @@ void event_stream_free(event_stream *es)
     if (es == NULL)
         return;
     evqueue_free(es->queue);
-    stacktab_free(es->stacks);
+    stackcount_free(es->stacks);
     free(es);
 }
 
@@ -441,7 +441,7 @@ void event_stream_ingest(event_stream *es, json_t *doc, int64_t now_ns, const lo
         }
         es->received++;
         if (folded != NULL && es->stacks != NULL)
-            stacktab_add(es->stacks, folded, weight, (double)now_ns / 1e9);
+            stackcount_add(es->stacks, folded, weight, (double)now_ns / 1e9);
         free(folded);
     }
     free(b.buf);

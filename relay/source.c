@@ -640,7 +640,7 @@ static size_t streams_bytes(const source *s)
             continue;
         evqueue_stats st;
         evqueue_get_stats(es->queue, &st);
-        n += (size_t)st.bytes + (es->stacks != NULL ? stacktab_bytes(es->stacks) : 0);
+        n += (size_t)st.bytes + (es->stacks != NULL ? stackcount_bytes(es->stacks) : 0);
     }
     return n;
 }
@@ -690,7 +690,7 @@ static void share_among_streams(source *s)
             continue;
         evqueue_set_max_bytes(es->queue, queue);
         if (es->stacks != NULL)
-            stacktab_set_max_bytes(es->stacks, share / 4);
+            stackcount_set_max_bytes(es->stacks, share / 4);
     }
 }
 
@@ -1007,9 +1007,9 @@ void source_refresh_data(source *s)
         double now = ev_time();
         for (size_t i = 0; i < s->meta->nevents; i++)
             if (s->streams[i] != NULL && s->streams[i]->stacks != NULL) {
-                uint64_t g = stacktab_generation(s->streams[i]->stacks);
-                stacktab_expire(s->streams[i]->stacks, now);
-                if (stacktab_generation(s->streams[i]->stacks) != g)
+                uint64_t g = stackcount_generation(s->streams[i]->stacks);
+                stackcount_expire(s->streams[i]->stacks, now);
+                if (stackcount_generation(s->streams[i]->stacks) != g)
                     s->relay->data_dirty = true;
             }
     }

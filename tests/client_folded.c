@@ -1,10 +1,13 @@
-/* Tests for client/folded: the folded line grammar. */
+/* Suite: client/input/folded: the folded line grammar (and the counts
+ * client/render/folded_out writes, read back by it). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/folded.h"
+#include "client/input/folded.h"
+#include "client/render/folded_out.h"
+#include "tests/testutil.h"
 
 static bool parse(const char *s, folded_line *fl)
 {
@@ -116,9 +119,9 @@ START_TEST(strip_hex_rewrites_addresses)
 }
 END_TEST
 
-Suite *client_folded_suite(void)
+TEST_SUITE(client_folded)
 {
-    Suite *s = suite_create("client_folded");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("parse");
     tcase_add_test(tc, plain_line);
     tcase_add_test(tc, fractional_counts_and_forms_flamegraph_rejects);

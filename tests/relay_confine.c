@@ -3,7 +3,6 @@
  * (open, then look at what was opened).  Cases that need another user
  * (a root-only file, a directory owned by nobody) run only as root. */
 #include "relay/confine.h"
-#include "tests/suites.h"
 #include "tests/testutil.h"
 
 #include <errno.h>
@@ -244,9 +243,9 @@ START_TEST(confine_swap_race_never_leaks)
 }
 END_TEST
 
-Suite *confine_suite(void)
+TEST_SUITE(relay_confine)
 {
-    Suite *s = suite_create("confine");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, confine_inside_and_outside);

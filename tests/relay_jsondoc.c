@@ -5,8 +5,8 @@
 #include "relay/jsondoc.h"
 #include "relay/metadata.h"
 #include "relay/snapshot.h"
-#include "relay/stacktab.h"
-#include "tests/suites.h"
+#include "relay/stackcount.h"
+#include "tests/testutil.h"
 
 #include <malloc.h>
 #include <stdint.h>
@@ -328,12 +328,12 @@ START_TEST(event_numbers_checked)
              " {\"ts\": 1764449999, \"stack\": \"z\", \"count\": 1.5}]}");
     ck_assert_uint_eq(es->rejected, rejected + 3);
     ck_assert_msg(strstr(es->last_reject, "count") != NULL, "%s", es->last_reject);
-    ck_assert_uint_eq(stacktab_count(es->stacks), 0);
+    ck_assert_uint_eq(stackcount_size(es->stacks), 0);
     feed(es, "{\"r\": [{\"ts\": 1764449999, \"stack\": \"z\", \"count\": 18446744073709551615},"
              " {\"ts\": 1764449999, \"stack\": \"z\", \"count\": 18446744073709551615},"
              " {\"ts\": 1764449999, \"stack\": \"z\", \"count\": 9223372036854775807}]}");
-    ck_assert_uint_eq(stacktab_count(es->stacks), 1);
-    ck_assert(stacktab_entry(es->stacks, 0)->count == UINT64_MAX);
+    ck_assert_uint_eq(stackcount_size(es->stacks), 1);
+    ck_assert(stackcount_entry(es->stacks, 0)->count == UINT64_MAX);
     /* an integer field beyond int64 rejects its record */
     feed(es, "{\"r\": [{\"ts\": 1764449999, \"stack\": \"z\", \"v\": 9223372036854775808}]}");
     ck_assert_msg(strstr(es->last_reject, "out of range") != NULL, "%s", es->last_reject);
@@ -425,9 +425,9 @@ START_TEST(names_never_cut)
 }
 END_TEST
 
-Suite *jsondoc_suite(void)
+TEST_SUITE(relay_jsondoc)
 {
-    Suite *s = suite_create("jsondoc");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, estimate_bounds_what_jansson_takes);
