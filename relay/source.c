@@ -1,5 +1,6 @@
 /* source: metadata and data of one source, read without blocking. */
 #include "relay/source.h"
+#include "common/hash.h"
 #include "relay/confine.h"
 #include "relay/docread.h"
 #include "relay/fiforead.h"
@@ -400,15 +401,10 @@ static void make_streams(source *s)
         s->streams[i] = event_stream_new(&s->meta->events[i], &lim);
 }
 
-/* FNV-1a over the whole text (NUL bytes included). */
+/* The whole text's hash (NUL bytes included) and length. */
 static text_print fingerprint(const char *text, size_t len)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)text[i];
-        h *= 1099511628211ULL;
-    }
-    return (text_print){true, len, h};
+    return (text_print){true, len, fnv1a64(text, len)};
 }
 
 static bool same_print(const text_print *a, const text_print *b)

@@ -69,19 +69,28 @@ static void hex_byte(strbuf *out, unsigned char b)
     sb_printf(out, "\\x%02X", b);
 }
 
+/* The XML character at s[i], or 0 after writing what XML refuses there
+ * (invalid UTF-8, disallowed characters) as "\xNN" and moving *i past it. */
+static size_t xml_next(strbuf *out, const char *s, size_t n, size_t *i, uint32_t *cp)
+{
+    size_t len = utf8_decode(s + *i, n - *i, cp);
+    if (len != 0 && xml_char_ok(*cp))
+        return len;
+    size_t bad = len ? len : 1;
+    for (size_t k = 0; k < bad; k++)
+        hex_byte(out, (unsigned char)s[*i + k]);
+    *i += bad;
+    return 0;
+}
+
 void xml_escape(strbuf *out, const char *s, size_t n, bool quot)
 {
     size_t i = 0;
     while (i < n) {
         uint32_t cp;
-        size_t len = utf8_decode(s + i, n - i, &cp);
-        if (len == 0 || !xml_char_ok(cp)) {
-            size_t bad = len ? len : 1;
-            for (size_t k = 0; k < bad; k++)
-                hex_byte(out, (unsigned char)s[i + k]);
-            i += bad;
+        size_t len = xml_next(out, s, n, &i, &cp);
+        if (len == 0)
             continue;
-        }
         switch (cp) {
         case '&': sb_add(out, "&amp;", 5); break;
         case '<': sb_add(out, "&lt;", 4); break;
@@ -102,14 +111,9 @@ void xml_comment_escape(strbuf *out, const char *s, size_t n)
     size_t i = 0;
     while (i < n) {
         uint32_t cp;
-        size_t len = utf8_decode(s + i, n - i, &cp);
-        if (len == 0 || !xml_char_ok(cp)) {
-            size_t bad = len ? len : 1;
-            for (size_t k = 0; k < bad; k++)
-                hex_byte(out, (unsigned char)s[i + k]);
-            i += bad;
+        size_t len = xml_next(out, s, n, &i, &cp);
+        if (len == 0)
             continue;
-        }
         if (cp == '<' || cp == '>') {
             i += len;   /* flamegraph.pl's notes drop markup */
             continue;
