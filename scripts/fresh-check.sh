@@ -7,8 +7,10 @@
 #
 # As root.  debootstrap makes a bookworm system in DIR (default
 # /var/tmp/staprelay-fresh; an existing DIR is removed first unless -k
-# keeps it and skips the debootstrap), /proc, /sys, /dev and /dev/pts are
-# bind-mounted into it, a clean `git clone` of BRANCH (default: the
+# keeps it and skips the debootstrap), DIR is bind-mounted on itself (a
+# machine's / is a mount point) and /proc, /sys and /dev (with what is
+# mounted below them) into it, its /etc/hosts names the host as an
+# installed Debian's does, a clean `git clone` of BRANCH (default: the
 # current one) of this repository goes to /root/staprelay there, and
 # what README says a new machine needs runs in it as root:
 # ./scripts/deps.sh (a fresh Debian has no make yet), then `make check`.  Everything goes to LOG
@@ -65,7 +67,8 @@ cleanup() {
         kill -9 "$pid" 2>/dev/null || true
     done
     for m in $mounted; do
-        umount "$dir$m" 2>/dev/null || umount -l "$dir$m" 2>/dev/null || say "cannot unmount $dir$m"
+        umount -R "$dir$m" 2>/dev/null || umount -R -l "$dir$m" 2>/dev/null ||
+            say "cannot unmount $dir$m"
     done
     exit $rc
 }
@@ -79,6 +82,10 @@ if [ -z "$keep" ] || [ ! -x "$dir/bin/sh" ]; then
         say "installing debootstrap"
         apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends debootstrap
     fi
+    # never remove a tree with the host's /proc, /sys or /dev still bound in it
+    if awk -v d="$dir" '$2 == d || index($2, d "/") == 1 { found = 1 } END { exit !found }' /proc/mounts; then
+        umount -R "$dir" 2>/dev/null || { say "mounts left under $dir: not removing it"; exit 1; }
+    fi
     rm -rf "$dir"
     say "debootstrap bookworm into $dir from $mirror"
     debootstrap bookworm "$dir" "$mirror"
@@ -90,10 +97,22 @@ fi
 printf '#!/bin/sh\nexit 101\n' > "$dir/usr/sbin/policy-rc.d"
 chmod 755 "$dir/usr/sbin/policy-rc.d"
 cp /etc/resolv.conf "$dir/etc/resolv.conf"
+# What an installed machine has and debootstrap does not write: its own
+# name resolves (Debian's installer puts it in /etc/hosts; without it
+# every lookup of the host name waits on DNS, and pmcd's agents time out).
+printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n' "$(hostname)" > "$dir/etc/hosts"
+hostname > "$dir/etc/hostname"
 
-for m in /proc /sys /dev /dev/pts; do
+# The chroot's / must be a mount point, as a machine's is (unshare
+# --propagation, the qa sandboxes' private mounts, need it); /sys and
+# /dev with what is mounted below them (debugfs, tracefs, bpf, cgroup,
+# pts, shm), as on a booted machine.
+mount --bind "$dir" "$dir"
+mounted="/"
+for m in /proc /sys /dev; do
     mkdir -p "$dir$m"
-    mount --bind "$m" "$dir$m"
+    mount --rbind "$m" "$dir$m"
+    mount --make-rslave "$dir$m"
     mounted="$m $mounted"      # unmounted in reverse order
 done
 
