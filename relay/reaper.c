@@ -15,23 +15,35 @@
 #include <unistd.h>
 
 /* SIGKILL to a process /proc names by its host pid.  In a PID namespace
- * of our own, kill() would read the number as ours: open the process
- * through its /proc directory instead (a pidfd), which names it whatever
- * the namespace. */
+ * of our own, kill() reads numbers as ours: the process's own number
+ * here is the last of its NSpid line; failing that, a pidfd opened
+ * through its /proc directory names it whatever the namespace. */
 static void kill_host_pid(int pid)
 {
-    char path[64];
+    if (getpid() != 1) {
+        kill(pid, SIGKILL);   /* outside a namespace of our own the numbers agree */
+        return;
+    }
+    char path[64], line[256];
+    snprintf(path, sizeof(path), "/proc/%d/status", pid);
+    FILE *f = fopen(path, "r");
+    int ours = 0;
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+        if (strncmp(line, "NSpid:", 6) == 0) {
+            const char *last = strrchr(line, '\t');
+            ours = last != NULL ? atoi(last + 1) : 0;
+            break;
+        }
+    if (f != NULL)
+        fclose(f);
+    if (ours > 1 && kill(ours, SIGKILL) == 0)
+        return;
     snprintf(path, sizeof(path), "/proc/%d", pid);
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) {
-        if (syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0) == 0) {
-            close(fd);
-            return;
-        }
+        syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
         close(fd);
     }
-    if (getpid() != 1)
-        kill(pid, SIGKILL);   /* outside a namespace of our own the numbers agree */
 }
 
 /* Our pid as /proc sees it: in a PID namespace of our own getpid() is 1,
@@ -172,6 +184,9 @@ void reaper_run(void (*start_command)(void *arg), void *arg, pid_t parent)
     int st;
     if (!reaped && waitpid(cmd, &st, WNOHANG) == cmd)
         cmd_status = st;   /* it had ended when the stop came */
-    reaper_kill_all_children();
+    /* the first process of a PID namespace takes every other one with
+     * it when it exits; a subreaper kills its adopted tree itself */
+    if (getpid() != 1)
+        reaper_kill_all_children();
     exit_like(cmd_status);
 }
