@@ -223,6 +223,9 @@ static int source_value(const metric_ref *ref, long pos, pmAtomValue *atom)
     case VT_INT64:
         atom->ll = v->u.i;
         break;
+    case VT_UINT64:
+        atom->ull = v->u.u;
+        break;
     case VT_DOUBLE:
         atom->d = v->u.d;
         break;
@@ -298,6 +301,10 @@ static int add_record(void *arg, const void *data, size_t len, int64_t when_ns)
         case FT_INT64:
             atom.ll = v->i;
             type = PM_TYPE_64;
+            break;
+        case FT_UINT64:
+            atom.ull = (uint64_t)v->i;   /* decoded into the same 8 bytes */
+            type = PM_TYPE_U64;
             break;
         case FT_DOUBLE:
             atom.d = v->d;

@@ -312,6 +312,29 @@ START_TEST(hostile_names_are_escaped)
 }
 END_TEST
 
+/* Issue 13: control bytes, non-characters and invalid UTF-8 in any
+ * user-supplied string (--notes, --nametype, --title, --subtitle,
+ * --countname, the font) went raw into the SVG, which was then not XML. */
+START_TEST(hostile_options_are_escaped)
+{
+    static const char *hostile[] = {
+        "ctl\x01\x02\x1b[31m\x7f", "nonchar \xef\xbf\xbe \xef\xbf\xbf", "bad \xff\xc3",
+        "dash -- - -", "end -", "]]> </script> <!-- -->", "nl\nand\rcr\ttab",
+        "c1 \xc2\x85 \xc2\x9f", "ls \xe2\x80\xa8 ps \xe2\x80\xa9", "surrogate \xed\xa0\x80",
+    };
+    for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+        svg_options so;
+        svg_options_default(&so);
+        so.minwidth = 0;
+        so.title = so.subtitle = so.nametype = so.notes = so.countname = hostile[i];
+        ft_options fo = { 0 };
+        char *svg = render("main;a 5\nmain;b 3\n", &so, &fo);
+        ck_assert_msg(xmllint_ok(svg), "not XML with user strings \"%s\"", hostile[i]);
+        free(svg);
+    }
+}
+END_TEST
+
 START_TEST(minwidth_prunes_and_height_follows)
 {
     strbuf in = STRBUF_INIT;
@@ -627,6 +650,7 @@ TEST_SUITE(client_flamesvg)
     tcase_add_test(tc, frames_match_folded_input);
     tcase_add_test(tc, geometry_follows_flamegraph_pl);
     tcase_add_test(tc, hostile_names_are_escaped);
+    tcase_add_test(tc, hostile_options_are_escaped);
     tcase_add_test(tc, minwidth_prunes_and_height_follows);
     tcase_add_test(tc, inverted_flamechart_and_titles);
     tcase_add_test(tc, differential_titles_and_colours);

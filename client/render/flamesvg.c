@@ -216,12 +216,7 @@ static void write_header(strbuf *sb, const svg_options *o, double H,
                 "weight. -->\n");
     if (o->notes) {
         sb_adds(sb, "<!-- NOTES: ");
-        /* a comment may not contain "--" nor markup */
-        for (const char *p = o->notes; *p; p++) {
-            if (*p == '<' || *p == '>' || (*p == '-' && p[1] == '-'))
-                continue;
-            sb_addc(sb, *p);
-        }
+        xml_comment_escape(sb, o->notes, strlen(o->notes));
         sb_adds(sb, " -->\n");
     }
     sb_printf(sb, "<defs>\n\t<linearGradient id=\"background\" y1=\"0\" "
