@@ -86,7 +86,7 @@ build/asan/pmdastaprelay: $(call obj,asan,$(PMDA_MAIN)) $(call obj,asan,$(PMDA_S
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)
 
 $(CLIENT_BIN): $(call obj,plain,$(CLIENT_MAIN)) $(CLIENT_OBJS) $(COMMON_OBJS)
-	$(CC) -o $@ $^ $(PCP_LIBS) $(JANSSON_LIBS) -lm
+	$(CC) -o $@ $^ $(PCP_LIBS) $(JANSSON_LIBS) $(CLIENT_LIBS) -lm
 
 # ---- unit tests -------------------------------------------------------
 # One Check runner per part: build/<variant>/check_<part> runs the suite
@@ -101,7 +101,7 @@ TEST_client_LINK := $(CLIENT_SRCS) $(COMMON_SRCS)
 TEST_common_LIBS :=
 TEST_relay_LIBS  = $(JANSSON_LIBS) $(EV_LIBS)
 TEST_pmda_LIBS   = $(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)
-TEST_client_LIBS = $(PCP_LIBS) $(JANSSON_LIBS)
+TEST_client_LIBS = $(PCP_LIBS) $(JANSSON_LIBS) $(CLIENT_LIBS)
 
 # (regenerated on every make, replaced only when the list changed: a
 # removed test file changes no timestamp)
@@ -178,6 +178,15 @@ FUZZ_CLIENT_SRCS = client/input/collapse_perf.c client/input/collapse_stap.c cli
 build/fuzz/fuzz_stack_files: fuzz/fuzz_stack_files.c $(FUZZ_CLIENT_SRCS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_CLIENT_SRCS) -lm
+
+# pprof import and export, for fuzz_pprof
+FUZZ_PPROF_SRCS = client/input/pprof_read.c client/render/pprof_write.c \
+                  client/pprof/pprof_codec.c $(PPROF_PB_C) client/stack/stacksink.c \
+                  client/stack/stacktab.c $(COMMON_SRCS)
+
+build/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c $(FUZZ_PPROF_SRCS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Ibuild/gen -o $@ $< $(FUZZ_PPROF_SRCS) $(CLIENT_LIBS) -lm
 
 build/fuzz/%: fuzz/%.c $(RELAY_SRCS) $(COMMON_SRCS)
 	@mkdir -p $(dir $@)

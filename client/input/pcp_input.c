@@ -270,9 +270,18 @@ static void on_sample(void *arg, const pcp_sample *smp)
     if (rd->po->on_stack)
         rd->po->on_stack(rd->po->hook_arg, rd->stack.buf, rd->stack.len,
                          smp->weight, smp->when_ns);
-    else
-        stack_sink_add_at(&rd->sink, rd->stack.buf, rd->stack.len,
-                          smp->weight, s->col, smp->when_ns);
+    else {
+        stack_context ctx = {
+            .comm = smp->comm, .comm_len = smp->comm_len,
+            .pid = smp->has_pid ? smp->pid : -1,
+            .tid = smp->has_tid ? smp->tid : -1,
+            .host = s->host[0] ? s->host : NULL,
+            .time_ns = smp->when_ns,
+            .samples = smp->weight,      /* a record's count is samples */
+        };
+        stack_sink_add_ctx(&rd->sink, rd->stack.buf, rd->stack.len,
+                           smp->weight, s->col, smp->when_ns, &ctx);
+    }
     rd->st->stacks++;
 }
 
@@ -922,6 +931,7 @@ int pcp_input_read(const pcp_options *po, const input_options *in,
                   .stack = STRBUF_INIT };
     stack_sink_init(&rd.sink, tab, in->col, in->strip_hex);
     stack_sink_observe(&rd.sink, in->on_sample, in->on_sample_arg);
+    stack_sink_observe_detail(&rd.sink, in->on_detail, in->on_detail_arg);
     int rc = 0;
     for (int i = 0; i < n; i++) {
         srcs[i].ctx = -1;
