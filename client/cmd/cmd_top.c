@@ -11,6 +11,8 @@ static const char top_usage[] =
     "       staprelay top [options] {-h HOST[:PORT]... [-t INTERVAL] "
     "[-T END] | -a ARCHIVE... [-S START] [-T END]} METRIC...";
 
+static const char *const top_formats[] = { "table", "json", NULL };
+
 int cmd_top(int argc, char **argv)
 {
     cmd_opts o;
@@ -18,11 +20,9 @@ int cmd_top(int argc, char **argv)
                             argc, argv, top_usage);
     if (rc)
         return rc == 1 ? 0 : rc;
-    const char *fmt = o.format ? o.format : "table";
-    if (strcmp(fmt, "table") && strcmp(fmt, "json")) {
-        fprintf(stderr, "staprelay top: unknown --format %s\n", fmt);
+    const char *fmt = cmd_opts_format(&o, top_formats);
+    if (fmt == NULL)
         return 2;
-    }
     stacktab *tab = stacktab_new();
     rc = inout_read_inputs(&o, o.files, o.nfiles, 0, tab);
     int col = stacktab_has_col1(tab) ? 1 : 0;
