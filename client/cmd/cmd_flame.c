@@ -51,10 +51,11 @@ int cmd_flame(int argc, char **argv)
         inout_run_title(&sub, o.pcp.run, &run);
         o.svg.subtitle = sub.buf;
     }
-    bool diff = stacktab_has_col1(tab);   /* 2-column folded input */
+    int col = rc == 0 ? inout_drawn_column(&o, tab) : 0;
+    if (col < 0)
+        rc = 2;
+    bool diff = col == 1;                 /* 2-column folded input */
     double total = stacktab_total(tab, diff ? 1 : 0);
-    if (rc == 0 && total <= 0)
-        rc = inout_empty_input(&o);
     if (rc == 0 && total < 100 && strcmp(o.svg.countname, "samples") == 0)
         fprintf(stderr, "staprelay flame: stack count is low (%g). "
                 "Did something go wrong?\n", total);

@@ -34,9 +34,9 @@ int cmd_graph(int argc, char **argv)
         return 2;
     stacktab *tab = stacktab_new();
     rc = inout_read_inputs(&o, o.files, o.nfiles, 0, tab);
-    int col = stacktab_has_col1(tab) ? 1 : 0;
-    if (rc == 0 && stacktab_total(tab, col) <= 0)
-        rc = inout_empty_input(&o);
+    int col = rc == 0 ? inout_drawn_column(&o, tab) : 0;
+    if (col < 0)
+        rc = 2;
     if (rc == 0) {
         cg_options co = { o.nodefraction, o.edgefraction, o.nodecount };
         callgraph *g = callgraph_build(tab, col, &co);
