@@ -207,7 +207,7 @@ static void check_against_folded(const char *svg, const char *folded,
     ck_assert_uint_eq(n, stacktab_size(want) + 1);
     for (size_t i = 0; i < n; i++) {
         char cnt[64], expect[512];
-        format_thousands(cnt, sizeof cnt, f[i].w);
+        num_thousands(cnt, sizeof cnt, f[i].w);
         if (f[i].depth == 0) {
             ck_assert_double_eq(f[i].w, total);
             snprintf(expect, sizeof expect, "all (%s samples, 100%%)", cnt);
@@ -515,7 +515,7 @@ START_TEST(numbers_match_printf)
                       sb.buf, want);
         if (v == floor(v) && fabs(v) < 1e18) {
             char got[64], digits[64];
-            format_thousands(got, sizeof got, v);
+            num_thousands(got, sizeof got, v);
             snprintf(digits, sizeof digits, "%.0f", v);
             size_t j = 0;
             for (const char *p = got; *p; p++)
@@ -634,7 +634,7 @@ START_TEST(million_distinct_stacks_render)
     ck_assert(xmllint_ok(svg));
     char want[64], cnt[40];
     snprintf(want, sizeof want, "all (%s samples",
-             format_thousands(cnt, sizeof cnt, total));
+             num_thousands(cnt, sizeof cnt, total));
     ck_assert_ptr_nonnull(strstr(svg, want));
     free(svg);
     flametree_free(t);
