@@ -73,10 +73,6 @@ void flamesvg_page_head(strbuf *sb, const svg_options *o, const char *title);
  * file (client/render/flame_js), for the page to run once. */
 void flamesvg_script(strbuf *sb, const svg_options *o);
 
-/* "1,234,567" for a weight rounded to an integer (flamegraph.pl's
- * "%.0f" plus thousands separators).  buf needs 40 bytes. */
-const char *format_thousands(char *buf, size_t size, double v);
-
 /* Building blocks, exposed for tests: what sprintf("%.1f" or "%.2f")
  * (digits 1 or 2) and Perl's default "%.15g" write, without printf. */
 #include "common/strbuf.h"
