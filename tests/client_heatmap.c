@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "client/cmd/builtin.h"
 #include "client/render/heatmap_out.h"
@@ -89,6 +90,41 @@ START_TEST(grid_known_offsets)
     ck_assert_uint_eq(heatmap_value(h, 0, 0), 1);
     ck_assert_uint_eq(heatmap_value(h, 1, 9), 1);
     heatmap_free(h);
+    sb_free(&err);
+}
+END_TEST
+
+/* One rule says whether a grid is wall-clock; readers see local time
+ * there and seconds since boot otherwise (the subtitle once read
+ * "from 1796132473.000000"). */
+START_TEST(wall_clock_text)
+{
+    setenv("TZ", "UTC", 1);
+    tzset();
+    heatmap *h = heatmap_new(false);
+    heatmap_add(h, "app;a", S(1000, 5));                  /* since boot */
+    ck_assert(!heatmap_wall_clock(h));
+    strbuf sb = STRBUF_INIT;
+    heatmap_when_text(&sb, h, S(1000, 5));
+    ck_assert_str_eq(sb.buf, "1000.000005");
+    heatmap_free(h);
+    h = heatmap_new(false);
+    heatmap_add(h, "app;a", S(1796132473, 250000));       /* wall clock */
+    ck_assert(heatmap_wall_clock(h));
+    sb_reset(&sb);
+    heatmap_when_text(&sb, h, S(1796132473, 250000));
+    ck_assert_str_eq(sb.buf, "2026-12-01 13:41:13.250000");
+    strbuf err = STRBUF_INIT;
+    ck_assert_int_eq(heatmap_grid(h, 10, &err), 0);
+    char *page = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&page, &len);
+    ck_assert_int_eq(heatmap_write_html(fp, h, NULL), 0);
+    fclose(fp);
+    ck_assert_ptr_nonnull(strstr(page, "\"wall\":true,"));
+    free(page);
+    heatmap_free(h);
+    sb_free(&sb);
     sb_free(&err);
 }
 END_TEST
@@ -435,6 +471,7 @@ TEST_SUITE(client_heatmap)
     tcase_add_test(tc, outputs);
     tcase_add_test(tc, base64_and_varint);
     tcase_add_test(tc, command);
+    tcase_add_test(tc, wall_clock_text);
     suite_add_tcase(s, tc);
     return s;
 }

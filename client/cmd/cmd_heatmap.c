@@ -193,16 +193,16 @@ static void describe(strbuf *sb, const cmd_opts *o, const heatmap *h,
     } else if (!pcp_options_active(p)) {
         sb_adds(sb, "perf script from stdin");
     }
-    int64_t s = heatmap_floor_div(h->start_us, 1000000);
-    int64_t e = heatmap_floor_div(h->end_us, 1000000);
     if (h->weighted)
         sb_printf(sb, "; %" PRIu64 " samples (%zu records)", h->weight, h->n);
     else
         sb_printf(sb, "; %zu samples", h->n);
-    sb_printf(sb, " from %" PRId64 ".%06" PRId64 " to %" PRId64
-              ".%06" PRId64 " s; %d rows of %g ms", s,
-              h->start_us - s * 1000000, e, h->end_us - e * 1000000, h->rows,
-              1000.0 / h->rows);
+    sb_adds(sb, " from ");
+    heatmap_when_text(sb, h, h->start_us);
+    sb_adds(sb, " to ");
+    heatmap_when_text(sb, h, h->end_us);
+    sb_printf(sb, "%s; %d rows of %g ms", heatmap_wall_clock(h) ? "" : " s",
+              h->rows, 1000.0 / h->rows);
     if (!h->keep_idle)
         sb_adds(sb, "; idle stacks excluded");
 }

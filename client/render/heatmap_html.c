@@ -157,11 +157,12 @@ int heatmap_write_html(FILE *out, const heatmap *h, const heatmap_page *o)
     sb_printf(&sb, ",\"rows\":%d,\"cols\":%d,\"base_s\":%" PRId64
               ",\"maxvalue\":%" PRIu32 ",\"enhance\":%s,\"keep_idle\":%s"
               ",\"cw\":%g,\"ch\":%g,\"nsamples\":%zu,\"weighted\":%s"
-              ",\"total\":%" PRIu64 ",\"values\":[",
+              ",\"total\":%" PRIu64 ",\"wall\":%s,\"values\":[",
               h->rows, h->cols, h->base_s, h->maxvalue,
               o && o->enhance ? "true" : "false",
               h->keep_idle ? "true" : "false", cw, ch, h->n,
-              h->weighted ? "true" : "false", h->weight);
+              h->weighted ? "true" : "false", h->weight,
+              heatmap_wall_clock(h) ? "true" : "false");
     size_t cells = (size_t)h->rows * (size_t)h->cols;
     for (size_t i = 0; i < cells; i++) {
         sb_printf(&sb, i ? ",%" PRIu32 : "%" PRIu32, h->values[i]);

@@ -86,7 +86,7 @@ var hm = document.getElementById('hm');
 var mapW = cw * C;
 // wall-clock times (perf -k realtime, PCP records) in local time;
 // perf's times since boot as seconds
-var wall = D.base_s > 946684800;
+var wall = D.wall;   // heatmap_wall_clock decides
 var axisLabel = (wall ? 'local time (' + dayText(0) + ')' : 'seconds since ' + absTime(0)) +
 	'; rows: millisecond within the second';
 var W = Math.max(left + mapW + legendW + 10, left + axisLabel.length * 6.2 + 20), H = top + ch * R + 40;

@@ -91,7 +91,7 @@ const char html_heatmap_js[] =
     "var mapW = cw * C;\n"
     "// wall-clock times (perf -k realtime, PCP records) in local time;\n"
     "// perf's times since boot as seconds\n"
-    "var wall = D.base_s > 946684800;\n"
+    "var wall = D.wall;   // heatmap_wall_clock decides\n"
     "var axisLabel = (wall ? 'local time (' + dayText(0) + ')' : 'seconds since ' + absTime(0)) +\n"
     "	'; rows: millisecond within the second';\n"
     "var W = Math.max(left + mapW + legendW + 10, left + axisLabel.length * 6.2 + 20), H = top + ch * R + 40;\n"

@@ -152,7 +152,7 @@ int heatmap_write_svg(FILE *out, const heatmap *h, const heatmap_page *o)
     }
     /* the x axis: local wall-clock time for wall-clock samples (a tick
      * every few seconds, at least 64 px apart), else seconds */
-    bool wall = h->base_s > 946684800;     /* after 2000-01-01 */
+    bool wall = heatmap_wall_clock(h);
     static const int steps[] = { 1, 2, 5, 10, 15, 30, 60, 120, 300, 600 };
     int step = 600;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)

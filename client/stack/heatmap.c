@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/xalloc.h"
 
@@ -184,6 +185,24 @@ void heatmap_time_text(strbuf *sb, int64_t us)
 {
     int64_t s = heatmap_floor_div(us, US);
     sb_printf(sb, "%" PRId64 ".%06" PRId64, s, us - s * US);
+}
+
+bool heatmap_wall_clock(const heatmap *h)
+{
+    return heatmap_floor_div(h->start_us, US) > 946684800;
+}
+
+void heatmap_when_text(strbuf *sb, const heatmap *h, int64_t us)
+{
+    int64_t s = heatmap_floor_div(us, US);
+    time_t t = (time_t)s;
+    struct tm tm;
+    char buf[64];
+    if (heatmap_wall_clock(h) && localtime_r(&t, &tm) &&
+        strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm) > 0)
+        sb_printf(sb, "%s.%06" PRId64, buf, us - s * US);
+    else
+        heatmap_time_text(sb, us);
 }
 
 int heatmap_grid(heatmap *h, int rows, strbuf *err)

@@ -119,4 +119,13 @@ void heatmap_warnings(const heatmap *h, strbuf *out);
 /* A time in microseconds as "seconds.micros" ("1796000523.000100"). */
 void heatmap_time_text(strbuf *sb, int64_t us);
 
+/* Whether the grid's times are wall-clock (perf -k realtime, PCP records:
+ * after 2000-01-01) rather than perf's seconds since boot.  The one rule:
+ * the SVG, the page's data (its "wall") and the subtitles follow it. */
+bool heatmap_wall_clock(const heatmap *h);
+
+/* A time as a reader wants it: local "YYYY-MM-DD HH:MM:SS.ffffff" for
+ * wall-clock grids, else seconds (heatmap_time_text). */
+void heatmap_when_text(strbuf *sb, const heatmap *h, int64_t us);
+
 #endif
