@@ -20,8 +20,10 @@ relay_config *config_new_default(void)
     cfg->event_queue_size = 16u * 1024 * 1024;
     cfg->max_record_size = 1024 * 1024;
     cfg->event_fetch_size = 512 * 1024;
-    cfg->max_stacks = 10000;
+    cfg->max_stacks = 1000;
     cfg->stack_expiry = 600;
+    cfg->stacks_refresh = 600;
+    cfg->subsecond_delay = -1;   /* poll_interval + 1 (config_subsecond_delay) */
     cfg->exec_user = strdup("nobody");
     cfg->runs.max_duration = 300;
     cfg->runs.default_duration = 30;
@@ -51,6 +53,11 @@ static void free_list(char **list, size_t n)
     for (size_t i = 0; i < n; i++)
         free(list[i]);
     free(list);
+}
+
+double config_subsecond_delay(const relay_config *cfg)
+{
+    return cfg->subsecond_delay >= 0 ? cfg->subsecond_delay : cfg->poll_interval + 1;
 }
 
 void config_free(relay_config *cfg)
@@ -278,6 +285,10 @@ static int apply_key(relay_config *cfg, const char *key, json_t *v,
         return parse_size(v, key, 1, 10000000, &cfg->max_stacks, err, errlen);
     if (strcmp(key, "stack_expiry") == 0)
         return parse_seconds(v, key, 1, 86400 * 365, &cfg->stack_expiry, err, errlen);
+    if (strcmp(key, "stacks_refresh") == 0)
+        return parse_seconds(v, key, 0.1, 86400, &cfg->stacks_refresh, err, errlen);
+    if (strcmp(key, "subsecond_delay") == 0)
+        return parse_seconds(v, key, 0, 3600, &cfg->subsecond_delay, err, errlen);
     if (strcmp(key, "exec_user") == 0) {
         if (!json_is_string(v) || json_string_length(v) == 0) {
             snprintf(err, errlen, "config: \"exec_user\" must be a user name");

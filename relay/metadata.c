@@ -388,6 +388,7 @@ static int parse_field(source_meta *m, const char *where, json_t *jf, size_t pos
         return -1;
     }
     if (strcmp(name, "records") == 0 || strcmp(name, "stacks") == 0 ||
+        strcmp(name, "subsecond") == 0 || strcmp(name, "subsecond_end") == 0 ||
         strmap_get(seen, name, NULL)) {
         problem(m, "%s: field name \"%s\" is reserved or repeated; skipped", where, name);
         return -1;
@@ -492,6 +493,12 @@ static void parse_event(source_meta *m, name_space *ns, json_t *jm, const char *
         e.stacks_metric = claim_name(ns, leaf, why, sizeof(why)) == 0;
         if (!e.stacks_metric)
             problem(m, "%s: no stacks counter: %s", where, why);
+        snprintf(leaf, sizeof(leaf), "%s.subsecond", full);
+        e.subsecond_metric = claim_name(ns, leaf, why, sizeof(why)) == 0;
+        snprintf(leaf, sizeof(leaf), "%s.subsecond_end", full);
+        e.subsecond_metric = e.subsecond_metric && claim_name(ns, leaf, why, sizeof(why)) == 0;
+        if (!e.subsecond_metric)
+            problem(m, "%s: no subsecond histogram: %s", where, why);
     }
     e.name = strdup(full);
     e.pointer = strdup(pointer);

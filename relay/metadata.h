@@ -51,6 +51,7 @@ typedef struct meta_event {
     int stack_field;   /* index of the first stack field, or -1 */
     int count_field;   /* integer field named "count" (stack weight), or -1 */
     bool stacks_metric;/* a stack field and the <name>.stacks name is free */
+    bool subsecond_metric; /* and <name>.subsecond, .subsecond_end are free */
     bool replay;       /* a client's first read starts at the oldest record */
 } meta_event;
 

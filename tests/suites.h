@@ -20,4 +20,7 @@ Suite *labels_suite(void);
 Suite *profile_suite(void);
 Suite *runs_suite(void);
 Suite *histogram_suite(void);
+Suite *stackcount_suite(void);
+Suite *stackname_suite(void);
+Suite *subsecond_suite(void);
 #endif
