@@ -19,6 +19,7 @@ JANSSON_LIBS  = $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 EV_LIBS       = -lev
 PCP_LIBS      = -lpcp
 PMDA_LIBS     = -lpcp_pmda -lpcp
+CURL_LIBS     = $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 CHECK_LIBS    = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 SAN_FLAGS     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -73,7 +74,7 @@ build/asan/pmdastaprelay: $(call obj,asan,$(PMDA_MAIN)) $(call obj,asan,$(PMDA_S
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)
 
 $(CLIENT_BIN): $(call obj,plain,$(CLIENT_MAIN)) $(CLIENT_OBJS)
-	$(CC) -o $@ $^ $(PCP_LIBS) $(JANSSON_LIBS) -lm
+	$(CC) -o $@ $^ $(PCP_LIBS) $(JANSSON_LIBS) $(CURL_LIBS) -lm
 
 # ---- unit tests -------------------------------------------------------
 # One Check runner per part; suites are tests/<part>_*.c, registered in
@@ -90,8 +91,8 @@ $(eval $(call test_runner,plain,relay,RELAY,$(RELAY_SRCS),$(JANSSON_LIBS) $(EV_L
 $(eval $(call test_runner,asan,relay,RELAY,$(RELAY_SRCS),$(JANSSON_LIBS) $(EV_LIBS)))
 $(eval $(call test_runner,plain,pmda,PMDA,$(PMDA_SRCS) $(RELAY_SRCS),$(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)))
 $(eval $(call test_runner,asan,pmda,PMDA,$(PMDA_SRCS) $(RELAY_SRCS),$(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)))
-$(eval $(call test_runner,plain,client,CLIENT,$(CLIENT_SRCS),$(PCP_LIBS) $(JANSSON_LIBS)))
-$(eval $(call test_runner,asan,client,CLIENT,$(CLIENT_SRCS),$(PCP_LIBS) $(JANSSON_LIBS)))
+$(eval $(call test_runner,plain,client,CLIENT,$(CLIENT_SRCS),$(PCP_LIBS) $(JANSSON_LIBS) $(CURL_LIBS)))
+$(eval $(call test_runner,asan,client,CLIENT,$(CLIENT_SRCS),$(PCP_LIBS) $(JANSSON_LIBS) $(CURL_LIBS)))
 
 UNIT_RUNNERS = $(foreach v,plain asan,$(foreach p,relay pmda client,build/$(v)/check_$(p)))
 

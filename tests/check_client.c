@@ -20,6 +20,7 @@ Suite *client_heatmap_suite(void);
 Suite *client_live_suite(void);
 Suite *client_run_suite(void);
 Suite *client_runs_suite(void);
+Suite *client_counters_suite(void);
 
 int main(void)
 {
@@ -38,6 +39,7 @@ int main(void)
     srunner_add_suite(sr, client_pcp_suite());
     srunner_add_suite(sr, client_heatmap_suite());
     srunner_add_suite(sr, client_live_suite());
+    srunner_add_suite(sr, client_counters_suite());
     srunner_add_suite(sr, client_run_suite());
     srunner_add_suite(sr, client_runs_suite());
     srunner_run_all(sr, CK_NORMAL);
