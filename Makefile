@@ -31,17 +31,20 @@ PCP_PMDAS_DIR ?= $(shell . /etc/pcp.conf 2>/dev/null && echo $$PCP_PMDAS_DIR || 
 PCP_VAR_DIR ?= $(shell . /etc/pcp.conf 2>/dev/null && echo $$PCP_VAR_DIR || echo /var/lib/pcp)
 PCP_SYSCONF_DIR ?= $(shell . /etc/pcp.conf 2>/dev/null && echo $$PCP_SYSCONF_DIR || echo /etc/pcp)
 
+COMMON_SRCS :=
 RELAY_SRCS  :=
 PMDA_SRCS   :=
 PMDA_MAIN   :=
 CLIENT_SRCS :=
 CLIENT_MAIN :=
+include common/common.mk
 include relay/relay.mk
 include pmda/pmda.mk
 include client/client.mk
 
 obj = $(patsubst %.c,build/$(1)/%.o,$(2))
 
+COMMON_OBJS     = $(call obj,plain,$(COMMON_SRCS))
 RELAY_OBJS      = $(call obj,plain,$(RELAY_SRCS))
 PMDA_OBJS       = $(call obj,plain,$(PMDA_SRCS))
 CLIENT_OBJS     = $(call obj,plain,$(CLIENT_SRCS))
@@ -51,12 +54,21 @@ CLIENT_BIN = client/staprelay
 
 all: $(PMDA_BIN) $(CLIENT_BIN)
 
-# relay/ must build without PCP headers (DESIGN.md): no PCP include path.
+# relay/ and common/ must build without PCP headers (docs/design.md): no
+# PCP include path.
 build/plain/relay/%.o: relay/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
 
 build/asan/relay/%.o: relay/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+build/plain/common/%.o: common/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
+
+build/asan/common/%.o: common/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
@@ -68,19 +80,21 @@ build/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(PCP_CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
-$(PMDA_BIN): $(call obj,plain,$(PMDA_MAIN)) $(PMDA_OBJS) $(RELAY_OBJS)
+$(PMDA_BIN): $(call obj,plain,$(PMDA_MAIN)) $(PMDA_OBJS) $(RELAY_OBJS) $(COMMON_OBJS)
 	$(CC) -o $@ $^ $(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)
 
 # The PMDA built with ASan/UBSan, for a qa pass (QA_STAPRELAY_BIN).
-build/asan/pmdastaprelay: $(call obj,asan,$(PMDA_MAIN)) $(call obj,asan,$(PMDA_SRCS)) $(call obj,asan,$(RELAY_SRCS))
+build/asan/pmdastaprelay: $(call obj,asan,$(PMDA_MAIN)) $(call obj,asan,$(PMDA_SRCS)) \
+                          $(call obj,asan,$(RELAY_SRCS)) $(call obj,asan,$(COMMON_SRCS))
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)
 
-$(CLIENT_BIN): $(call obj,plain,$(CLIENT_MAIN)) $(CLIENT_OBJS)
+$(CLIENT_BIN): $(call obj,plain,$(CLIENT_MAIN)) $(CLIENT_OBJS) $(COMMON_OBJS)
 	$(CC) -o $@ $^ $(PCP_LIBS) $(JANSSON_LIBS) $(CURL_LIBS) -lm
 
 # ---- unit tests -------------------------------------------------------
 # One Check runner per part; suites are tests/<part>_*.c, registered in
 # tests/check_<part>.c.
+TEST_COMMON_SRCS := tests/check_common.c $(wildcard tests/common_*.c) tests/testutil.c
 TEST_RELAY_SRCS  := tests/check_relay.c $(wildcard tests/relay_*.c) tests/testutil.c
 TEST_PMDA_SRCS   := tests/check_pmda.c $(wildcard tests/pmda_*.c) tests/testutil.c
 TEST_CLIENT_SRCS := tests/check_client.c $(wildcard tests/client_*.c) tests/testutil.c
@@ -89,14 +103,16 @@ define test_runner
 build/$(1)/check_$(2): $(call obj,$(1),$(TEST_$(3)_SRCS)) $(call obj,$(1),$(4))
 	$$(CC) $(if $(filter asan,$(1)),$(SAN_FLAGS)) -o $$@ $$^ $(5) $(CHECK_LIBS) -lm
 endef
-$(eval $(call test_runner,plain,relay,RELAY,$(RELAY_SRCS),$(JANSSON_LIBS) $(EV_LIBS)))
-$(eval $(call test_runner,asan,relay,RELAY,$(RELAY_SRCS),$(JANSSON_LIBS) $(EV_LIBS)))
-$(eval $(call test_runner,plain,pmda,PMDA,$(PMDA_SRCS) $(RELAY_SRCS),$(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)))
-$(eval $(call test_runner,asan,pmda,PMDA,$(PMDA_SRCS) $(RELAY_SRCS),$(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)))
-$(eval $(call test_runner,plain,client,CLIENT,$(CLIENT_SRCS),$(PCP_LIBS) $(JANSSON_LIBS) $(CURL_LIBS)))
-$(eval $(call test_runner,asan,client,CLIENT,$(CLIENT_SRCS),$(PCP_LIBS) $(JANSSON_LIBS) $(CURL_LIBS)))
+$(eval $(call test_runner,plain,common,COMMON,$(COMMON_SRCS),))
+$(eval $(call test_runner,asan,common,COMMON,$(COMMON_SRCS),))
+$(eval $(call test_runner,plain,relay,RELAY,$(RELAY_SRCS) $(COMMON_SRCS),$(JANSSON_LIBS) $(EV_LIBS)))
+$(eval $(call test_runner,asan,relay,RELAY,$(RELAY_SRCS) $(COMMON_SRCS),$(JANSSON_LIBS) $(EV_LIBS)))
+$(eval $(call test_runner,plain,pmda,PMDA,$(PMDA_SRCS) $(RELAY_SRCS) $(COMMON_SRCS),$(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)))
+$(eval $(call test_runner,asan,pmda,PMDA,$(PMDA_SRCS) $(RELAY_SRCS) $(COMMON_SRCS),$(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)))
+$(eval $(call test_runner,plain,client,CLIENT,$(CLIENT_SRCS) $(COMMON_SRCS),$(PCP_LIBS) $(JANSSON_LIBS) $(CURL_LIBS)))
+$(eval $(call test_runner,asan,client,CLIENT,$(CLIENT_SRCS) $(COMMON_SRCS),$(PCP_LIBS) $(JANSSON_LIBS) $(CURL_LIBS)))
 
-UNIT_RUNNERS = $(foreach v,plain asan,$(foreach p,relay pmda client,build/$(v)/check_$(p)))
+UNIT_RUNNERS = $(foreach v,plain asan,$(foreach p,common relay pmda client,build/$(v)/check_$(p)))
 
 unit: $(UNIT_RUNNERS) build/asan/pmdastaprelay
 
@@ -160,15 +176,15 @@ FUZZ_FLAGS    = -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,unde
 
 # the client's file parsers, for fuzz_stack_files
 FUZZ_CLIENT_SRCS = client/input/collapse_perf.c client/input/collapse_stap.c client/input/folded.c \
-                   client/stack/stacksink.c client/stack/stacktab.c client/util/strbuf.c client/util/xalloc.c
+                   client/stack/stacksink.c client/stack/stacktab.c $(COMMON_SRCS)
 
 build/fuzz/fuzz_stack_files: fuzz/fuzz_stack_files.c $(FUZZ_CLIENT_SRCS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_CLIENT_SRCS) -lm
 
-build/fuzz/%: fuzz/%.c $(RELAY_SRCS)
+build/fuzz/%: fuzz/%.c $(RELAY_SRCS) $(COMMON_SRCS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(RELAY_SRCS) $(JANSSON_LIBS) $(EV_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(RELAY_SRCS) $(COMMON_SRCS) $(JANSSON_LIBS) $(EV_LIBS)
 
 fuzz-build: $(addprefix build/fuzz/,$(FUZZ_TARGETS))
 

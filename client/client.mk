@@ -2,6 +2,5 @@
 # (cmd/ input/ stack/ render/ run/ util/; docs/design.md says which is which).
 CLIENT_MAIN := client/main.c
 CLIENT_SRCS += $(wildcard client/*/*.c)
-# Two libc-only relay modules the client shares (the stack instance name
-# rule and the string map), until a common/ folder holds such code.
-CLIENT_SRCS += relay/strmap.c relay/stackname.c
+# The relay's string map (libc only), for the counters' instance names.
+CLIENT_SRCS += relay/strmap.c

@@ -42,7 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     perf_collapser_finish(pc);
     perf_collapser_free(pc);
 
-    stap_collapser *sc = stap_collapser_new(&sink);
+    frame_opts fo = perf_frame_opts(&po);
+    stap_collapser *sc = stap_collapser_new(&fo, &sink);
     each_line(data, size, stap_line, sc);
     stap_collapser_finish(sc);
     stap_collapser_free(sc);

@@ -1,6 +1,6 @@
 /* stackcount: the batched, bounded stacks counter (see stackcount.h). */
 #include "relay/stackcount.h"
-#include "relay/stackname.h"
+#include "common/stackname.h"
 #include "relay/strmap.h"
 
 #include <stdlib.h>

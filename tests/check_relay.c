@@ -19,7 +19,6 @@ int main(void)
     srunner_add_suite(sr, runs_suite());
     srunner_add_suite(sr, histogram_suite());
     srunner_add_suite(sr, stackcount_suite());
-    srunner_add_suite(sr, stackname_suite());
     srunner_add_suite(sr, subsecond_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

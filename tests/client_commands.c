@@ -10,7 +10,7 @@
 #include "client/cmd/builtin.h"
 #include "client/stack/heatmap.h"
 #include "client/stack/live_window.h"
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 #include "tests/testutil.h"
 
 typedef struct run_result {

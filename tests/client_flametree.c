@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "client/stack/flametree.h"
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 static stacktab *table(const char *const *stacks, const double *w, size_t n)
 {

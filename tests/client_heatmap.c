@@ -201,15 +201,6 @@ START_TEST(idle_regex_and_perf_time)
     ck_assert(!heatmap_is_idle("cpuidle;swapper", 15));      /* order matters */
     ck_assert(!heatmap_is_idle("app;cpuidle_enter", 17));
     ck_assert(!heatmap_is_idle("swapper;schedule", 16));
-
-    const char *l1 = "java 12345 [001] 5086.200000: 1001001 cpu-clock:pppH: ";
-    ck_assert_int_eq(heatmap_perf_time_us(l1, strlen(l1)), S(5086, 200000));
-    const char *l2 = "swapper     0 [000] 12345.678901234:    1 cpu-clock: ";
-    ck_assert_int_eq(heatmap_perf_time_us(l2, strlen(l2)), S(12345, 678901));
-    const char *l3 = "kworker/0:1 7 [000] 3.5: cycles: ";
-    ck_assert_int_eq(heatmap_perf_time_us(l3, strlen(l3)), S(3, 500000));
-    const char *l4 = "java 12688/12764 cpu-clock: ";
-    ck_assert_int_eq(heatmap_perf_time_us(l4, strlen(l4)), -1);
 }
 END_TEST
 

@@ -1,9 +1,13 @@
-/* Tests for client/collapse_perf: stackcollapse-perf.pl semantics. */
+/* Tests for client/input/collapse_perf: stackcollapse-perf.pl's sample
+ * rules (root frame, period weights, the first event type), and the
+ * table of real frame shapes read as perf script text, which must fold
+ * to the frames the relay gives (tests/frame_shapes.h). */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "client/input/collapse_perf.h"
+#include "tests/frame_shapes.h"
 
 /* Run text through a collapser; returns the table (caller frees). */
 static stacktab *collapse(const char *text, const perf_options *opt,
@@ -42,72 +46,8 @@ static const char idle_sample[] =
     "\tffffffff81020e6e default_idle+0x1e ([kernel.kallsyms])\n"
     "\n";
 
-START_TEST(header_forms)
-{
-    perf_header h;
-    const char *s = "java 12688/12764 6544038.708352: 10309278 cpu-clock:";
-    ck_assert(perf_parse_header(s, strlen(s), &h));
-    ck_assert_int_eq((int)h.comm_len, 4);
-    ck_assert_int_eq(strncmp(h.pid, "12688", h.pid_len), 0);
-    ck_assert_int_eq(strncmp(h.tid, "12764", h.tid_len), 0);
-    ck_assert_double_eq(h.period, 10309278);
-    ck_assert_int_eq(strncmp(h.event, "cpu-clock", h.event_len), 0);
 
-    s = "V8 WorkerThread 25607 4794564.109216: cycles:";
-    ck_assert(perf_parse_header(s, strlen(s), &h));
-    ck_assert_int_eq(strncmp(h.comm, "V8 WorkerThread", h.comm_len), 0);
-    ck_assert_ptr_null(h.pid);
-    ck_assert_int_eq(strncmp(h.tid, "25607", h.tid_len), 0);
-    ck_assert_double_eq(h.period, 0);
-    ck_assert_int_eq(strncmp(h.event, "cycles", h.event_len), 0);
 
-    s = "\tffffffff8103ce3b native_safe_halt ([kernel.kallsyms])";
-    ck_assert(!perf_parse_header(s, strlen(s), &h));
-}
-END_TEST
-
-START_TEST(frame_forms)
-{
-    perf_frame f;
-    const char *s = "\t  7f12 foo(int) bar (/usr/lib/x y.so)";
-    /* the module may not contain blanks, so this is no frame line */
-    ck_assert(!perf_parse_frame(s, strlen(s), &f));
-    s = "\t7f12 std::foo(int) (/usr/lib/libx.so)";
-    ck_assert(perf_parse_frame(s, strlen(s), &f));
-    ck_assert_int_eq(strncmp(f.func, "std::foo(int)", f.func_len), 0);
-    ck_assert_int_eq(strncmp(f.mod, "/usr/lib/libx.so", f.mod_len), 0);
-    s = "no module here";
-    ck_assert(!perf_parse_frame(s, strlen(s), &f));
-}
-END_TEST
-
-START_TEST(tidy_rules)
-{
-    strbuf sb = STRBUF_INIT;
-    perf_tidy_symbol(&sb, "foo(int, char*)", 15, false);
-    ck_assert_str_eq(sb.buf, "foo");
-    sb_reset(&sb);
-    const char *anon = "(anonymous namespace)::bar(int)";
-    perf_tidy_symbol(&sb, anon, strlen(anon), false);
-    ck_assert_str_eq(sb.buf, "(anonymous namespace)::bar");
-    sb_reset(&sb);
-    const char *go = "net/http.(*Client).Do";
-    perf_tidy_symbol(&sb, go, strlen(go), false);
-    ck_assert_str_eq(sb.buf, go);
-    sb_reset(&sb);
-    const char *semi = "a;b\"c'd";
-    perf_tidy_symbol(&sb, semi, strlen(semi), false);
-    ck_assert_str_eq(sb.buf, "a:bcd");
-    sb_reset(&sb);
-    const char *java = "Lorg/mozilla/Foo;.call(Lorg/X;)V";
-    perf_tidy_symbol(&sb, java, strlen(java), true);
-    ck_assert_str_eq(sb.buf, "org/mozilla/Foo:.call");
-    sb_reset(&sb);
-    perf_tidy_symbol(&sb, java, strlen(java), false);   /* not java comm */
-    ck_assert_str_eq(sb.buf, "Lorg/mozilla/Foo:.call");
-    sb_free(&sb);
-}
-END_TEST
 
 START_TEST(collapses_root_first_with_period_weight)
 {
@@ -194,58 +134,6 @@ START_TEST(last_sample_without_blank_line_counts)
 }
 END_TEST
 
-/* Headers of `perf script -F ...` without the time field: no ':' before
- * the period.  We still take the event and the period (see
- * perf_parse_header); the PID never passes for a period. */
-START_TEST(header_forms_without_timestamp)
-{
-    perf_header h;
-    const char *s = "java 12688/12764 10309278 cpu-clock:";
-    ck_assert(perf_parse_header(s, strlen(s), &h));
-    ck_assert_int_eq(strncmp(h.comm, "java", h.comm_len), 0);
-    ck_assert_int_eq(strncmp(h.pid, "12688", h.pid_len), 0);
-    ck_assert_int_eq(strncmp(h.tid, "12764", h.tid_len), 0);
-    ck_assert_double_eq(h.period, 10309278);
-    ck_assert_int_eq((int)h.event_len, 9);
-    ck_assert_int_eq(strncmp(h.event, "cpu-clock", h.event_len), 0);
-
-    s = "swapper     0 [000] cpu-clock:";
-    ck_assert(perf_parse_header(s, strlen(s), &h));
-    ck_assert_int_eq(strncmp(h.comm, "swapper", h.comm_len), 0);
-    ck_assert_ptr_null(h.pid);
-    ck_assert_int_eq(strncmp(h.tid, "0", h.tid_len), 0);
-    ck_assert_double_eq(h.period, 0);
-    ck_assert_int_eq(strncmp(h.event, "cpu-clock", h.event_len), 0);
-
-    s = "swapper     0 [003]     250000 cycles:ppp:  ";
-    ck_assert(perf_parse_header(s, strlen(s), &h));
-    ck_assert_double_eq(h.period, 250000);
-    ck_assert_int_eq((int)h.event_len, 10);
-    ck_assert_int_eq(strncmp(h.event, "cycles:ppp", h.event_len), 0);
-
-    s = "java 12688 cpu-clock:";             /* 12688 is the TID */
-    ck_assert(perf_parse_header(s, strlen(s), &h));
-    ck_assert_int_eq(strncmp(h.tid, "12688", h.tid_len), 0);
-    ck_assert_double_eq(h.period, 0);
-    ck_assert_int_eq(strncmp(h.event, "cpu-clock", h.event_len), 0);
-
-    s = "V8 WorkerThread 24636/25607 [000] 3 cycles:";
-    ck_assert(perf_parse_header(s, strlen(s), &h));
-    ck_assert_int_eq(strncmp(h.comm, "V8 WorkerThread", h.comm_len), 0);
-    ck_assert_double_eq(h.period, 3);
-    ck_assert_int_eq(strncmp(h.event, "cycles", h.event_len), 0);
-
-    /* a timestamp with no event after it is no event */
-    s = "java 12688 [002] 6544038.708352:";
-    ck_assert(perf_parse_header(s, strlen(s), &h));
-    ck_assert_ptr_null(h.event);
-    /* anything else between PID and event: no event, as the Perl */
-    s = "java 12688 sym+0x1 cycles:";
-    ck_assert(perf_parse_header(s, strlen(s), &h));
-    ck_assert_ptr_null(h.event);
-    ck_assert_double_eq(h.period, 0);
-}
-END_TEST
 
 /* The shapes of real `perf script` output, each compared with what
  * stackcollapse-perf.pl's rules give (/work/shared/notes/flamegraph.md
@@ -317,60 +205,7 @@ START_TEST(kernel_modules_get_k_under_kernel)
 }
 END_TEST
 
-START_TEST(rust_names_are_kept)
-{
-    const char *text =
-        "myapp 4242/4243 [001] 100.000001:     250000 cycles:u:\n"
-        "\t55d0c0de1000 _ZN4core3ptr13drop_in_place17h0123456789abcdefE+0x10 (/usr/bin/myapp)\n"
-        "\t55d0c0de2000 <alloc::vec::Vec<T,A> as core::ops::drop::Drop>::drop+0x22 (/usr/bin/myapp)\n"
-        "\t55d0c0de2100 <myapp::Job as core::future::Future>::poll (/usr/bin/myapp)\n"
-        "\t55d0c0de3000 myapp::worker::run::h0123456789abcdef+0x5 (/usr/bin/myapp)\n"
-        "\t55d0c0de3100 myapp::main::{{closure}}::hfedcba9876543210 (/usr/bin/myapp)\n"
-        "\t55d0c0de4000 std::sys::unix::thread::Thread::new::thread_start+0x2a (/usr/bin/myapp)\n"
-        "\n";
-    perf_options opt = { .annotate_kernel = true };
-    stacktab *t = collapse(text, &opt, NULL, NULL);
-    /* mangled names, "<T as Trait>::f" and legacy ::h<hash> suffixes
-     * stay whole (no '(' to cut at); only the +0x offsets go */
-    ck_assert_double_eq(weight(t,
-        "myapp;std::sys::unix::thread::Thread::new::thread_start;"
-        "myapp::main::{{closure}}::hfedcba9876543210;"
-        "myapp::worker::run::h0123456789abcdef;"
-        "<myapp::Job as core::future::Future>::poll;"
-        "<alloc::vec::Vec<T,A> as core::ops::drop::Drop>::drop;"
-        "_ZN4core3ptr13drop_in_place17h0123456789abcdefE"), 250000);
-    stacktab_free(t);
-}
-END_TEST
 
-START_TEST(cpp_templates_and_operators)
-{
-    const char *text =
-        "app 77 [002] 5.500000: 1000 cycles:u:\n"
-        "\t4005d6 std::vector<int, std::allocator<int> >::push_back(int const&)+0x26 (/usr/bin/app)\n"
-        "\t4006a0 Foo::operator()(int) const (/usr/bin/app)\n"
-        "\t4006b0 bool std::operator< <char>(std::string const&, std::string const&) (/usr/bin/app)\n"
-        "\t4007b0 std::_Function_handler<void (int), Foo>::_M_invoke(std::_Any_data const&, int&&) (/usr/bin/app)\n"
-        "\t400800 ns::(anonymous namespace)::helper(int) (/usr/bin/app)\n"
-        "\t400850 (anonymous namespace)::top() (/usr/bin/app)\n"
-        "\t400900 operator new(unsigned long)+0x1c (/usr/lib/x86_64-linux-gnu/libstdc++.so.6)\n"
-        "\t400a00 main (/usr/bin/app)\n"
-        "\n";
-    perf_options opt = { 0 };
-    stacktab *t = collapse(text, &opt, NULL, NULL);
-    /* everything from the first '(' goes (operator() becomes
-     * "operator", "<void (int)" becomes "<void "), but
-     * "(anonymous namespace)" stays; a frame starting with '(' is
-     * dropped as a process name, as the Perl does */
-    ck_assert_double_eq(weight(t,
-        "app;main;operator new;ns::(anonymous namespace)::helper;"
-        "std::_Function_handler<void ;bool std::operator< <char>;"
-        "Foo::operator;std::vector<int, std::allocator<int> >::push_back"),
-        1000);
-    ck_assert_uint_eq(stacktab_size(t), 1);
-    stacktab_free(t);
-}
-END_TEST
 
 START_TEST(two_event_types_without_timestamps)
 {
@@ -411,26 +246,45 @@ START_TEST(two_event_types_with_timestamps_and_modifiers)
 }
 END_TEST
 
+/* `staprelay fold --all` of a table row as one perf sample: the
+ * process frame, then the relay's frames. */
+START_TEST(frame_shapes_as_the_relay_folds_them)
+{
+    const frame_shape *r = &frame_shapes[_i];
+    if (!r->perf)
+        return;
+    strbuf text = STRBUF_INIT;
+    sb_printf(&text, "prog 41/42 [000] 7.5: 3 cpu-clock:\n%s\n", r->text);
+    perf_options all = { .annotate_kernel = true, .annotate_jit = true };
+    stacktab *t = collapse(text.buf, &all, NULL, NULL);
+    ck_assert_uint_eq(stacktab_size(t), 1);
+    const stack_entry *e = stacktab_entry(t, 0);
+    strbuf want = STRBUF_INIT;
+    sb_printf(&want, "prog;%s", r->folded);
+    ck_assert_msg(strcmp(e->stack, want.buf) == 0, "%s:\n got  %s\n want %s", r->what,
+                  e->stack, want.buf);
+    ck_assert_double_eq(e->count[0], 3);
+    sb_free(&want);
+    sb_free(&text);
+    stacktab_free(t);
+}
+END_TEST
+
 Suite *client_perf_suite(void)
 {
     Suite *s = suite_create("client_perf");
     TCase *tc = tcase_create("collapse");
-    tcase_add_test(tc, header_forms);
-    tcase_add_test(tc, frame_forms);
-    tcase_add_test(tc, tidy_rules);
     tcase_add_test(tc, collapses_root_first_with_period_weight);
     tcase_add_test(tc, kernel_annotation_and_pid_tid);
     tcase_add_test(tc, only_first_event_type_is_kept);
     tcase_add_test(tc, unknown_jit_inline_and_offsets);
     tcase_add_test(tc, counts_unrecognised_lines_and_skips_comments);
     tcase_add_test(tc, last_sample_without_blank_line_counts);
-    tcase_add_test(tc, header_forms_without_timestamp);
     tcase_add_test(tc, java_jit_and_inlined_frames_without_timestamp);
     tcase_add_test(tc, kernel_modules_get_k_under_kernel);
-    tcase_add_test(tc, rust_names_are_kept);
-    tcase_add_test(tc, cpp_templates_and_operators);
     tcase_add_test(tc, two_event_types_without_timestamps);
     tcase_add_test(tc, two_event_types_with_timestamps_and_modifiers);
+    tcase_add_loop_test(tc, frame_shapes_as_the_relay_folds_them, 0, (int)NFRAME_SHAPES);
     suite_add_tcase(s, tc);
     return s;
 }

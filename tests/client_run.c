@@ -11,6 +11,7 @@
 #include "client/cmd/options.h"
 #include "client/run/perf_source.h"
 #include "client/run/run.h"
+#include "common/frames.h"
 #include "tests/testutil.h"
 
 /* run's options through the one parser (cmd/options.c, OPTS_SCRIPT);
@@ -436,12 +437,27 @@ typedef struct got {
     long long ts[8];
 } got;
 
+/* The relay folds the frame lines a sample carries (common/frames, with
+ * its marks); so does the test, to read them. */
 static void collect(void *arg, const perf_sample *s)
 {
     got *g = arg;
     if (g->n >= 8)
         return;
-    snprintf(g->stack[g->n], sizeof g->stack[0], "%s", s->stack.buf);
+    ck_assert_ptr_null(strchr(s->stack.buf, '\t'));     /* blanks before go */
+    frame_opts relay = { .mark_kernel = true, .mark_jit = true };
+    stackfold sf;
+    stackfold_init(&sf, &relay, false);
+    for (const char *p = s->stack.buf; *p;) {
+        size_t n = strcspn(p, "\n");
+        ck_assert_int_eq(stackfold_line(&sf, p, n), FRAME_PERF);
+        p += n + (p[n] == '\n');
+    }
+    strbuf folded = STRBUF_INIT;
+    stackfold_write(&sf, &folded);
+    snprintf(g->stack[g->n], sizeof g->stack[0], "%s", folded.buf);
+    sb_free(&folded);
+    stackfold_free(&sf);
     snprintf(g->comm[g->n], sizeof g->comm[0], "%s", s->comm.buf);
     g->pid[g->n] = s->pid;
     g->tid[g->n] = s->tid;
@@ -516,28 +532,6 @@ START_TEST(sampler)
     feed(&ps, script_text);
     ck_assert_str_eq(g.stack[0], "[dd];__GI___libc_write");
     perf_sampler_free(&ps);
-}
-END_TEST
-
-START_TEST(sample_header)
-{
-    perf_sample s;
-    memset(&s, 0, sizeof s);
-    const char *h = "perf-exec 12/12 [003] 5.000000001:";
-    ck_assert(perf_sample_header(h, strlen(h), &s));
-    ck_assert_str_eq(s.comm.buf, "perf-exec");
-    ck_assert_int_eq(s.cpu, 3);
-    ck_assert_int_eq(s.ts_ns, 5000000001LL);
-    h = "bash 77 123.5:";                     /* no cpu, tid only */
-    ck_assert(perf_sample_header(h, strlen(h), &s));
-    ck_assert_int_eq(s.pid, 77);
-    ck_assert_int_eq(s.cpu, -1);
-    h = "bash x/y [0] 1.0:";
-    ck_assert(!perf_sample_header(h, strlen(h), &s));
-    h = "\tffff sym (mod)";
-    ck_assert(!perf_sample_header(h, strlen(h), &s));
-    sb_free(&s.comm);
-    sb_free(&s.stack);
 }
 END_TEST
 
@@ -634,7 +628,6 @@ Suite *client_run_suite(void)
     tcase_add_test(tc, choice);
     tcase_add_test(tc, kernel_runtime_command);
     tcase_add_test(tc, sampler);
-    tcase_add_test(tc, sample_header);
     tcase_add_test(tc, source_dir);
     suite_add_tcase(s, tc);
     return s;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "client/render/speedscope.h"
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 START_TEST(round_trips_stacks_and_weights)
 {

@@ -1,15 +1,20 @@
-/* Tests for client/collapse_stap: stackcollapse-stap.pl semantics. */
+/* Tests for client/input/collapse_stap: stackcollapse-stap.pl's framing
+ * (count lines end stacks), and the table of real frame shapes read as
+ * SystemTap text, which must fold to the frames the relay gives
+ * (tests/frame_shapes.h). */
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "client/input/collapse_stap.h"
+#include "tests/frame_shapes.h"
 
-static stacktab *collapse(const char *text, uint64_t *ignored)
+static stacktab *collapse_with(const char *text, const frame_opts *o, uint64_t *ignored)
 {
     stacktab *t = stacktab_new();
     stack_sink sink;
     stack_sink_init(&sink, t, 0, false);
-    stap_collapser *sc = stap_collapser_new(&sink);
+    stap_collapser *sc = stap_collapser_new(o, &sink);
     const char *p = text;
     while (*p) {
         const char *nl = strchr(p, '\n');
@@ -24,68 +29,11 @@ static stacktab *collapse(const char *text, uint64_t *ignored)
     return t;
 }
 
-static void name_of(const char *line, const char *want)
+static stacktab *collapse(const char *text, uint64_t *ignored)
 {
-    strbuf sb = STRBUF_INIT;
-    stap_frame_name(&sb, line, strlen(line));
-    ck_assert_str_eq(sb.buf, want);
-    sb_free(&sb);
+    frame_opts none = { 0 };
+    return collapse_with(text, &none, ignored);
 }
-
-START_TEST(frame_names)
-{
-    name_of(" 0xffffffff8103ce3b : native_safe_halt+0xb/0xd [kernel]",
-            "native_safe_halt");
-    name_of(" 0xffffffff81020e6e : default_idle+0x1e/0x100 [kernel] (inexact)",
-            "default_idle");
-    name_of(" 0xffffffff810d8fe5", "0xffffffff810d8fe5");
-    name_of("   ", "-");
-    name_of(" 0x4005d0 : main+0x10/0x40 [/usr/bin/a;b]", "main");
-    name_of(" 0x1 : a;b+0x1/0x2 [x]", "a:b");
-}
-END_TEST
-
-/* More of what print_backtrace()/print_ustack() write, against
- * stackcollapse-stap.pl's rules (frame: leading blanks off, then from
- * the last '+', then up to the last " : "), and where we differ. */
-START_TEST(frame_names_real_shapes)
-{
-    /* kernel module frames */
-    name_of(" 0xffffffffc0a1b2c3 : ext4_file_write_iter+0x53/0x1a0 [ext4]",
-            "ext4_file_write_iter");
-    name_of(" 0xffffffffc0b00010 : nf_conntrack_in+0x10/0x4f0 "
-            "[nf_conntrack] (inexact)", "nf_conntrack_in");
-    /* user frames: a path as the module */
-    name_of(" 0x4005d0 : main+0x10/0x40 [/usr/bin/foo]", "main");
-    name_of(" 0x401136 : std::vector<int, std::allocator<int> >::"
-            "push_back(int const&)+0x26/0x60 [/usr/bin/foo]",
-            "std::vector<int, std::allocator<int> >::push_back(int const&)");
-    name_of(" 0x401200 : Foo::operator+(Foo const&)+0x8/0x20 [/usr/bin/foo]",
-            "Foo::operator+(Foo const&)");
-    /* the Perl cuts at the '+' of "libstdc++", leaving
-     * "_ZdlPv+0x9/0x20 [/usr/lib/x86_64-linux-gnu/libstdc+" */
-    name_of(" 0x7f3a0000a1b9 : _ZdlPv+0x9/0x20 "
-            "[/usr/lib/x86_64-linux-gnu/libstdc++.so.6]", "_ZdlPv");
-    /* no symbol: the module holds the offset; the Perl gives
-     * "0x7f5d8c1a2b3c [/usr/lib/libc.so.6" */
-    name_of(" 0x7f5d8c1a2b3c [/usr/lib/libc.so.6+0x2b3c]",
-            "0x7f5d8c1a2b3c [/usr/lib/libc.so.6]");
-    name_of(" 0x7f5d8c1a2b3c [libstdc++.so.6+0x2b3c] (inexact)",
-            "0x7f5d8c1a2b3c [libstdc++.so.6]");
-    /* bare addresses, tabs, "(inexact)" and CR */
-    name_of("\t0xffffffff810d8fe5", "0xffffffff810d8fe5");
-    name_of(" 0xffffffff810d8fe5 (inexact)", "0xffffffff810d8fe5");
-    name_of(" 0xffffffff810d8fe5\r", "0xffffffff810d8fe5");
-    name_of(" 0xffffffff8103ce3b : native_safe_halt+0xb/0xd [kernel]\r",
-            "native_safe_halt");
-    /* Rust and a symbol without " : " (no address printed) */
-    name_of(" 0x55d0c0de3000 : _ZN5myapp6worker3run17h0123456789abcdefE"
-            "+0x5/0x80 [/usr/bin/myapp]",
-            "_ZN5myapp6worker3run17h0123456789abcdefE");
-    name_of("schedule+0x2a/0x90 [kernel]", "schedule");
-    name_of(" 0x1 : +0x1/0x2 [kernel]", "-");
-}
-END_TEST
 
 START_TEST(count_lines_and_mixed_stacks)
 {
@@ -106,7 +54,8 @@ START_TEST(count_lines_and_mixed_stacks)
         " 0x7f5d8c1a2b3c [/usr/lib/libc.so.6+0x2b3c]\n"
         " 0x4004a0\n"
         "  12  \n"
-        /* "12 x" is no count: a frame, then a stack with no count */
+        /* "12 x" is neither a count nor a frame; the orphan frame has
+         * no count */
         " 0x1 : orphan+0x1/0x2 [kernel]\n"
         "12 x\n";
     uint64_t ignored = 0;
@@ -115,7 +64,7 @@ START_TEST(count_lines_and_mixed_stacks)
     const stack_entry *e = stacktab_find(t, k, strlen(k));
     ck_assert_ptr_nonnull(e);
     ck_assert_double_eq(e->count[0], 10);
-    const char *u = "0x4004a0;0x7f5d8c1a2b3c [/usr/lib/libc.so.6];leaf";
+    const char *u = "0x4004a0;[libc.so.6];leaf";
     e = stacktab_find(t, u, strlen(u));
     ck_assert_ptr_nonnull(e);
     ck_assert_double_eq(e->count[0], 12);
@@ -150,14 +99,35 @@ START_TEST(stacks_end_at_count_lines_root_first)
 }
 END_TEST
 
+/* `staprelay fold --all` of a table row ended by a count line. */
+START_TEST(frame_shapes_as_the_relay_folds_them)
+{
+    const frame_shape *r = &frame_shapes[_i];
+    if (r->perf)
+        return;
+    strbuf text = STRBUF_INIT;
+    sb_printf(&text, "%s\n\t5\n", r->text);
+    frame_opts all = { .mark_kernel = true, .mark_jit = true };
+    uint64_t ignored = 0;
+    stacktab *t = collapse_with(text.buf, &all, &ignored);
+    ck_assert_uint_eq(ignored, 0);
+    ck_assert_uint_eq(stacktab_size(t), 1);
+    const stack_entry *e = stacktab_entry(t, 0);
+    ck_assert_msg(strcmp(e->stack, r->folded) == 0, "%s:\n got  %s\n want %s", r->what,
+                  e->stack, r->folded);
+    ck_assert_double_eq(e->count[0], 5);
+    sb_free(&text);
+    stacktab_free(t);
+}
+END_TEST
+
 Suite *client_stap_suite(void)
 {
     Suite *s = suite_create("client_stap");
     TCase *tc = tcase_create("collapse");
-    tcase_add_test(tc, frame_names);
-    tcase_add_test(tc, frame_names_real_shapes);
     tcase_add_test(tc, count_lines_and_mixed_stacks);
     tcase_add_test(tc, stacks_end_at_count_lines_root_first);
+    tcase_add_loop_test(tc, frame_shapes_as_the_relay_folds_them, 0, (int)NFRAME_SHAPES);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -21,6 +21,5 @@ Suite *profile_suite(void);
 Suite *runs_suite(void);
 Suite *histogram_suite(void);
 Suite *stackcount_suite(void);
-Suite *stackname_suite(void);
 Suite *subsecond_suite(void);
 #endif

@@ -34,8 +34,8 @@ static const char heatmap_usage[] =
     "[METRIC]";
 
 typedef struct collect_ctx {
-    heatmap *h;
-    int64_t  cur_us;     /* time of the perf sample being read, or -1 */
+    heatmap        *h;
+    perf_collapser *pc;  /* reading perf script text, or NULL */
 } collect_ctx;
 
 static void observe(void *arg, size_t entry, int col, double weight,
@@ -45,11 +45,12 @@ static void observe(void *arg, size_t entry, int col, double weight,
     collect_ctx *c = arg;
     /* a PCP record weighs the samples it stands for (its count); a perf
      * sample is one sample, whatever its period (heatmap.h) */
+    int64_t ns;
     if (when_ns != STACK_TIME_UNKNOWN)
         heatmap_add_weighted(c->h, entry, heatmap_floor_div(when_ns, 1000),
                              weight);
-    else if (c->cur_us >= 0)
-        heatmap_add_entry(c->h, entry, c->cur_us);
+    else if (c->pc && perf_collapser_sample_time(c->pc, &ns))
+        heatmap_add_entry(c->h, entry, heatmap_floor_div(ns, 1000));
     else
         heatmap_add_untimed(c->h);
 }
@@ -106,18 +107,11 @@ static int read_perf(const char *cmd, const char *path,
         perf_collapser *pc = perf_collapser_new(&in->perf, &sink);
         const char *line;
         ssize_t n;
-        ctx->cur_us = -1;
-        while ((n = lr_next(&lr, &line)) >= 0) {
-            /* the header's time applies from the next sample flush on:
-             * feeding the header first flushes the previous sample */
+        ctx->pc = pc;          /* observe() asks it each sample's time */
+        while ((n = lr_next(&lr, &line)) >= 0)
             perf_collapser_line(pc, line, (size_t)n);
-            perf_header hd;
-            if (n > 0 && line[0] != '#' && !isspace((unsigned char)line[0])
-                && perf_parse_header(line, (size_t)n, &hd))
-                ctx->cur_us = heatmap_perf_time_us(line, (size_t)n);
-        }
         perf_collapser_finish(pc);
-        ctx->cur_us = -1;
+        ctx->pc = NULL;
         if (perf_collapser_ignored(pc))
             fprintf(stderr, "staprelay %s: %s: ignored %" PRIu64
                     " lines with invalid format\n", cmd, name,
@@ -200,7 +194,7 @@ int cmd_heatmap(int argc, char **argv)
     memset(&run, 0, sizeof run);
     o.pcp.run_info = o.pcp.run ? &run : NULL;
     heatmap *h = heatmap_new(o.keep_idle);
-    collect_ctx ctx = { h, -1 };
+    collect_ctx ctx = { h, NULL };
     o.pcp.counter = PCP_COUNTER_SUBSECOND;   /* no records: the histogram */
     if (pcp_options_active(&o.pcp)) {
         cmd_opts po = o;

@@ -9,7 +9,7 @@
 
 #include "client/cmd/options.h"
 #include "client/run/run.h"
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 static const char run_usage[] =
     "staprelay run SCRIPT [-T DURATION] [--name NAME] [--backend stap|bpf|perf]\n"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 
 char *inout_output_name(const cmd_opts *o, const char *kind)
 {

@@ -10,7 +10,7 @@
 #include "client/cmd/options.h"
 #include "client/input/pcp_runs.h"
 #include "client/stack/stacktab.h"
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 /* Read the PCP sources (when -h/-a was given) and the named files (or
  * stdin, when there is neither) into tab, column col.  Prints

@@ -1,8 +1,10 @@
 /* collapse_perf: turns `perf script` text into folded stacks with
- * stackcollapse-perf.pl's rules: comm (or comm-PID, comm-PID/TID) as the
- * root frame, only the first event type seen, weights from the sample
- * period when perf printed one, symbol tidying and _[k]/_[j]/_[i]
- * annotations.  Line driven, so input is streamed. */
+ * stackcollapse-perf.pl's rules for samples: comm (or comm-PID,
+ * comm-PID/TID) as the root frame, only the first event type seen,
+ * weights from the sample period when perf printed one.  Headers are
+ * read by common/perf_header and frames named by common/frames (the
+ * grammar the relay uses too), with _[k]/_[j] when asked for and _[i]
+ * on inlined frames.  Line driven, so input is streamed. */
 #ifndef STAPRELAY_COLLAPSE_PERF_H
 #define STAPRELAY_COLLAPSE_PERF_H
 
@@ -10,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "client/stack/stacksink.h"
+#include "common/frames.h"
 
 typedef struct perf_options {
     bool include_pid;      /* --pid: root is comm-PID */
@@ -18,6 +21,10 @@ typedef struct perf_options {
     bool annotate_jit;     /* --jit: _[j] on /tmp/perf-N.map frames */
     bool include_addrs;    /* --addrs: [unknown] frames get <pc> */
 } perf_options;
+
+/* The frame options the perf options ask for (SystemTap input reads
+ * --kernel too). */
+frame_opts perf_frame_opts(const perf_options *opt);
 
 typedef struct perf_collapser perf_collapser;
 
@@ -31,26 +38,8 @@ uint64_t perf_collapser_ignored(const perf_collapser *pc);
  * samples of other types were skipped. */
 const char *perf_collapser_event(const perf_collapser *pc);
 uint64_t perf_collapser_filtered(const perf_collapser *pc);
-
-/* Exposed for tests: tidy one raw symbol as stackcollapse-perf.pl does
- * (no annotation).  Appends to out. */
-void perf_tidy_symbol(strbuf *out, const char *func, size_t n, bool java);
-
-/* Exposed for tests: header / frame line recognisers. */
-typedef struct perf_header {
-    const char *comm; size_t comm_len;
-    const char *pid;  size_t pid_len;    /* NULL when perf printed none */
-    const char *tid;  size_t tid_len;
-    const char *event; size_t event_len; /* NULL if not found */
-    double period;                       /* 0 when not printed */
-} perf_header;
-bool perf_parse_header(const char *s, size_t n, perf_header *h);
-
-typedef struct perf_frame {
-    const char *pc;   size_t pc_len;
-    const char *func; size_t func_len;
-    const char *mod;  size_t mod_len;
-} perf_frame;
-bool perf_parse_frame(const char *s, size_t n, perf_frame *f);
+/* The time perf printed in the header of the sample being delivered
+ * (valid inside the sink's callbacks); false when it printed none. */
+bool perf_collapser_sample_time(const perf_collapser *pc, int64_t *ns);
 
 #endif

@@ -5,22 +5,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 
 struct stap_collapser {
     stack_sink *sink;
-    strbuf      frames;    /* frames leaf first, each NUL-terminated */
-    size_t     *off;
-    size_t      nframes, cap;
-    size_t      pending_lines;
+    stackfold   frames;        /* the stack so far, leaf first */
+    size_t      pending_lines; /* frame lines since the last count */
     strbuf      stack;
     uint64_t    ignored;
 };
 
-stap_collapser *stap_collapser_new(stack_sink *sink)
+stap_collapser *stap_collapser_new(const frame_opts *opt, stack_sink *sink)
 {
     stap_collapser *sc = xcalloc(1, sizeof *sc);
     sc->sink = sink;
+    stackfold_init(&sc->frames, opt, false);
     return sc;
 }
 
@@ -28,89 +27,12 @@ void stap_collapser_free(stap_collapser *sc)
 {
     if (sc == NULL)
         return;
-    sb_free(&sc->frames);
+    stackfold_free(&sc->frames);
     sb_free(&sc->stack);
-    free(sc->off);
     free(sc);
 }
 
 uint64_t stap_collapser_ignored(const stap_collapser *sc) { return sc->ignored; }
-
-static size_t trim_end(const char *s, size_t b, size_t e)
-{
-    while (e > b && isspace((unsigned char)s[e - 1]))
-        e--;
-    return e;
-}
-
-/* [b, e) without a final " (inexact)" and blanks. */
-static size_t drop_inexact(const char *s, size_t b, size_t e)
-{
-    static const char mark[] = "(inexact)";
-    size_t m = sizeof mark - 1;
-    e = trim_end(s, b, e);
-    if (e - b >= m && memcmp(s + e - m, mark, m) == 0)
-        e = trim_end(s, b, e - m);
-    return e;
-}
-
-/* Where the final " [module]" of [b, e) starts (its '['), or e. */
-static size_t module_start(const char *s, size_t b, size_t e)
-{
-    if (e == b || s[e - 1] != ']')
-        return e;
-    for (size_t i = e - 1; i-- > b + 1;)
-        if (s[i] == '[' && s[i - 1] == ' ')
-            return i;
-    return e;
-}
-
-void stap_frame_name(strbuf *out, const char *s, size_t n)
-{
-    size_t b = 0;
-    while (b < n && isspace((unsigned char)s[b]))
-        b++;
-    size_t e = drop_inexact(s, b, n);
-    /* The Perl cuts from the last '+' of the line, which is in the
-     * module when its name has one ("[/usr/lib/libstdc++.so.6]"), so we
-     * take the module off first.  A module holding the offset
-     * ("0xADDR [libc.so.6+0x2b3c]": no symbol) stays, without the
-     * offset and with its ']' (the Perl leaves "0xADDR [libc.so.6"). */
-    size_t m = module_start(s, b, e);
-    size_t plus = 0;
-    for (size_t i = e; i-- > m;)
-        if (s[i] == '+' && i + 2 < e && s[i + 1] == '0' && s[i + 2] == 'x') {
-            plus = i;
-            break;
-        }
-    bool symbol = false;
-    for (size_t i = b; i + 3 <= m && !symbol; i++)
-        symbol = memcmp(s + i, " : ", 3) == 0;
-    if (m < e && plus > m && !symbol) {
-        for (size_t i = b; i < plus; i++)
-            sb_addc(out, s[i] == ';' ? ':' : s[i]);
-        sb_addc(out, ']');
-        return;
-    }
-    if (m < e)
-        e = trim_end(s, b, m);
-    for (size_t i = e; i-- > b;)       /* s/\+[^+]*$// */
-        if (s[i] == '+') {
-            e = i;
-            break;
-        }
-    for (size_t i = e; i >= b + 3; i--) /* s/.* : // (greedy: last one) */
-        if (s[i - 1] == ' ' && s[i - 2] == ':' && s[i - 3] == ' ') {
-            b = i;
-            break;
-        }
-    if (e <= b) {
-        sb_addc(out, '-');
-        return;
-    }
-    for (size_t i = b; i < e; i++)
-        sb_addc(out, s[i] == ';' ? ':' : s[i]);
-}
 
 /* ^\s*\d+$, and (unlike the Perl) trailing blanks or a CR allowed */
 static bool count_line(const char *s, size_t n, double *count)
@@ -148,36 +70,26 @@ void stap_collapser_line(stap_collapser *sc, const char *s, size_t n)
         return;
     double count;
     if (count_line(s, n, &count)) {
-        if (sc->nframes == 0) {
+        if (stackfold_count(&sc->frames) == 0) {
             sc->ignored++;       /* a count with no stack */
-            return;
+        } else {
+            sb_reset(&sc->stack);
+            stackfold_write(&sc->frames, &sc->stack);
+            stack_sink_add(sc->sink, sc->stack.buf, sc->stack.len, count, -1);
         }
-        sb_reset(&sc->stack);
-        for (size_t i = sc->nframes; i-- > 0;) {
-            if (i + 1 != sc->nframes)
-                sb_addc(&sc->stack, ';');
-            sb_adds(&sc->stack, sc->frames.buf + sc->off[i]);
-        }
-        stack_sink_add(sc->sink, sc->stack.buf, sc->stack.len, count, -1);
-        sb_reset(&sc->frames);
-        sc->nframes = 0;
+        stackfold_reset(&sc->frames);
         sc->pending_lines = 0;
         return;
     }
-    if (sc->nframes == sc->cap) {
-        sc->cap = sc->cap ? sc->cap * 2 : 64;
-        sc->off = xrealloc(sc->off, sc->cap * sizeof *sc->off);
-    }
-    sc->off[sc->nframes++] = sc->frames.len;
-    stap_frame_name(&sc->frames, s, n);
-    sb_addc(&sc->frames, '\0');
-    sc->pending_lines++;
+    if (stackfold_line(&sc->frames, s, n) == FRAME_NONE)
+        sc->ignored++;           /* not a frame: left out, counted */
+    else
+        sc->pending_lines++;
 }
 
 void stap_collapser_finish(stap_collapser *sc)
 {
     sc->ignored += sc->pending_lines;
-    sb_reset(&sc->frames);
-    sc->nframes = 0;
+    stackfold_reset(&sc->frames);
     sc->pending_lines = 0;
 }

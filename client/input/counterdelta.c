@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 #include "relay/strmap.h"
 
 typedef struct entry {

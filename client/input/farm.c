@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 
 /* NAME.meta, possibly compressed as PCP reads them (.xz, .lzma, .bz2,
  * .bz, .gz, .Z, .z, .zst) */

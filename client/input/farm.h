@@ -12,7 +12,7 @@
 #define STAPRELAY_FARM_H
 
 #include <stddef.h>
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 typedef struct farm_list {
     char  **specs;     /* archive context names (owned) */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "client/input/collapse_stap.h"
+#include "common/frames.h"
 #include "client/input/folded.h"
 #include "client/input/linereader.h"
 #include "client/stack/stacksink.h"
@@ -38,44 +39,6 @@ bool input_format_parse(const char *name, input_format *out)
     return false;
 }
 
-/* " 0xffffffff8103ce3b : sym+0xb/0xd [kernel]", a bare address, or one
- * with only a module ("0x7f.. [libc.so.6+0x2b3c]") or "(inexact)" */
-static bool is_stap_frame(const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n && isspace((unsigned char)s[i]))
-        i++;
-    if (i + 2 >= n || s[i] != '0' || (s[i + 1] != 'x' && s[i + 1] != 'X'))
-        return false;
-    i += 2;
-    size_t d = i;
-    while (i < n && isxdigit((unsigned char)s[i]))
-        i++;
-    if (i == d)
-        return false;
-    while (i < n && s[i] == ' ')
-        i++;
-    if (i == n || s[i] == '\r')
-        return true;
-    if (s[i] == '[' || s[i] == '(')
-        return s[i - 1] == ' ';
-    return s[i] == ':' && i + 1 < n && s[i + 1] == ' ';
-}
-
-/* indented "hex sym (module)" without a 0x prefix */
-static bool is_perf_frame(const char *s, size_t n)
-{
-    if (n == 0 || !isspace((unsigned char)s[0]))
-        return false;
-    perf_frame f;
-    if (!perf_parse_frame(s, n, &f))
-        return false;
-    for (size_t i = 0; i < f.pc_len; i++)
-        if (!isxdigit((unsigned char)f.pc[i]))
-            return false;
-    return true;
-}
-
 input_format input_detect(const char *const *lines, const size_t *lens,
                           size_t n)
 {
@@ -90,12 +53,10 @@ input_format input_detect(const char *const *lines, const size_t *lens,
                 perf_header++;
             continue;
         }
-        if (is_stap_frame(s, len)) {
-            stap++;
-            continue;
-        }
-        if (is_perf_frame(s, len)) {
-            perf++;
+        frame_line f;
+        if (frame_parse(s, len, &f)) {     /* the grammar says which */
+            stap += f.kind == FRAME_STAP;
+            perf += f.kind == FRAME_PERF;
             continue;
         }
         folded_line fl;
@@ -133,10 +94,11 @@ int input_read_stream(FILE *fp, const input_options *opt, stacktab *tab,
     stack_sink_observe(&sink, opt->on_sample, opt->on_sample_arg);
     perf_collapser *pc = NULL;
     stap_collapser *sc = NULL;
+    frame_opts fo = perf_frame_opts(&opt->perf);
     if (fmt == INPUT_PERF)
         pc = perf_collapser_new(&opt->perf, &sink);
     else if (fmt == INPUT_STAP)
-        sc = stap_collapser_new(&sink);
+        sc = stap_collapser_new(&fo, &sink);
 
     const char *line;
     ssize_t n;

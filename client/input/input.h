@@ -13,7 +13,7 @@
 #include "client/input/collapse_perf.h"
 #include "client/stack/stacksink.h"
 #include "client/stack/stacktab.h"
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 typedef enum {
     INPUT_AUTO = 0,

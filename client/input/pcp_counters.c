@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/util/xalloc.h"
-#include "relay/stackname.h"
+#include "common/xalloc.h"
+#include "common/stackname.h"
 
 #define NS_PER_S 1000000000LL
 #define NS_PER_MS 1000000LL

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/frames.h"
+
 pcp_field pcp_field_from_name(const char *name)
 {
     static const struct { const char *n; pcp_field f; } roles[] = {
@@ -241,12 +243,6 @@ int pcp_decode_events(const pmValueBlock *vb, pcp_field_fn field,
     return nrec;
 }
 
-static void add_frame_text(strbuf *out, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        sb_addc(out, s[i] == ';' ? ':' : s[i]);
-}
-
 bool pcp_sample_stack(const pcp_sample *s, const char *host, bool with_pid,
                       bool with_tid, strbuf *out)
 {
@@ -254,24 +250,15 @@ bool pcp_sample_stack(const pcp_sample *s, const char *host, bool with_pid,
         return false;
     sb_reset(out);
     if (host != NULL) {
-        add_frame_text(out, host, strlen(host));
+        frame_clean(out, host, strlen(host));
         sb_addc(out, ';');
     }
     if (with_pid || with_tid) {
-        if (s->comm != NULL && s->comm_len > 0)
-            add_frame_text(out, s->comm, s->comm_len);
-        else
-            sb_addc(out, '?');
-        if (s->has_pid)
-            sb_printf(out, "-%" PRId64, s->pid);
-        else
-            sb_adds(out, "-?");
-        if (with_tid) {
-            if (s->has_tid)
-                sb_printf(out, "/%" PRId64, s->tid);
-            else
-                sb_adds(out, "/?");
-        }
+        char pid[24], tid[24];
+        snprintf(pid, sizeof pid, "%" PRId64, s->pid);
+        snprintf(tid, sizeof tid, "%" PRId64, s->tid);
+        frame_process(out, s->comm, s->comm_len, s->has_pid ? pid : NULL, strlen(pid),
+                      s->has_tid ? tid : NULL, strlen(tid), with_pid, with_tid);
         sb_addc(out, ';');
     }
     sb_add(out, s->stack, s->stack_len);

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <pcp/pmapi.h>
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 typedef enum {
     PCP_FIELD_OTHER = 0,
@@ -67,8 +67,9 @@ int pcp_decode_events(const pmValueBlock *vb, pcp_field_fn field,
 
 /* The folded stack a sample contributes: [host;][comm-pid[/tid];]stack.
  * host NULL: no host frame.  with_pid/with_tid: the stackcollapse-perf
- * process frame ("?" for a missing comm or pid).  ';' inside the host
- * or comm becomes ':'.  Returns false (out untouched) without a stack. */
+ * process frame (common/frames' frame_process, as `fold --pid` makes it
+ * from perf script text).  Returns false (out untouched) without a
+ * stack. */
 bool pcp_sample_stack(const pcp_sample *s, const char *host, bool with_pid,
                       bool with_tid, strbuf *out);
 

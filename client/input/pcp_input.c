@@ -16,7 +16,7 @@
 #include "client/input/pcp_events.h"
 #include "client/input/pmseries.h"
 #include "client/stack/stacksink.h"
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 #include "relay/strmap.h"
 
 typedef struct field_entry {

@@ -49,7 +49,7 @@
 #include "client/input/pcp_counters.h"
 #include "client/input/pcp_runs.h"
 #include "client/stack/stacktab.h"
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 #define PCP_MAX_SOURCES 64
 #define PCP_MAX_METRICS 16

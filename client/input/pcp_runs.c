@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "client/util/utf8.h"
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 
 /* 2286-11-20: ten digits of epoch seconds, far enough for any clock */
 #define MAX_EPOCH 1e10

@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 #ifndef PCP_RUNS_METRIC     /* -D for a test build against a stand-in */
 #define PCP_RUNS_METRIC "staprelay.control.runs"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 #include "relay/strmap.h"
 
 #define CHUNK_S 600          /* seconds of values per request, bounded windows */

@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 #include "client/input/pcp_counters.h"
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 #define PMSERIES_DEFAULT_URL "http://localhost:44322"
 

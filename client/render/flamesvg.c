@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "client/render/flame_js.h"
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 #include "client/util/utf8.h"
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 
 #define XPAD FT_XPAD
 #define FRAMEPAD 1.0
@@ -104,22 +104,6 @@ static void fixed_num(strbuf *sb, double v, int digits)
     sb->len = (size_t)(p - sb->buf);
 }
 
-/* An integer-valued double as "%.0f" writes it (sign of -0 included);
- * false if v is not one, or too large for the fast path. */
-static bool integer_num(strbuf *sb, double v)
-{
-    if (!(v == floor(v) && fabs(v) < 9.007199254740992e15))
-        return false;
-    sb_reserve(sb, 32);
-    char *p = sb->buf + sb->len;
-    if (signbit(v))
-        *p++ = '-';
-    p = put_u64(p, (uint64_t)fabs(v));
-    *p = '\0';
-    sb->len = (size_t)(p - sb->buf);
-    return true;
-}
-
 static void int_num(strbuf *sb, int v)
 {
     sb_reserve(sb, 16);
@@ -137,14 +121,7 @@ static void int_num(strbuf *sb, int v)
 const char *format_thousands(char *buf, size_t size, double v)
 {
     char digits[64];
-    if (v == floor(v) && fabs(v) < 9.007199254740992e15) {
-        char *p = digits;
-        if (signbit(v))
-            *p++ = '-';
-        *put_u64(p, (uint64_t)fabs(v)) = '\0';
-    } else {
-        snprintf(digits, sizeof digits, "%.0f", v);
-    }
+    snprintf(digits, sizeof digits, "%.0f", v);
     const char *d = digits;
     size_t o = 0;
     if (*d == '-') {
@@ -166,8 +143,10 @@ static void perl_num(strbuf *sb, double v)
 {
     if (v == 0)
         v = 0;          /* no "-0" */
-    if (fabs(v) < 1e15 && integer_num(sb, v))
+    if (fabs(v) < 1e15 && v == floor(v)) {
+        sb_addnum(sb, v);       /* an integer, exactly */
         return;
+    }
     double a = fabs(v);
     if (a < 1e14 && a * 2 == floor(a * 2)) {     /* N.5 */
         sb_reserve(sb, 32);
@@ -185,11 +164,7 @@ static void perl_num(strbuf *sb, double v)
 }
 
 /* An exact weight for the fg: attributes. */
-static void weight_num(strbuf *sb, double v)
-{
-    if (!integer_num(sb, v))
-        sb_printf(sb, "%.17g", v);
-}
+static void weight_num(strbuf *sb, double v) { sb_addnum(sb, v); }
 
 void flamesvg_fixed(strbuf *sb, double v, int digits)
 {

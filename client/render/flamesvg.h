@@ -46,7 +46,7 @@ const char *format_thousands(char *buf, size_t size, double v);
 
 /* Building blocks, exposed for tests: what sprintf("%.1f" or "%.2f")
  * (digits 1 or 2) and Perl's default "%.15g" write, without printf. */
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 void flamesvg_fixed(strbuf *sb, double v, int digits);
 void flamesvg_perl_num(strbuf *sb, double v);
 

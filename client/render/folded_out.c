@@ -1,15 +1,14 @@
 /* folded_out: a stack table as folded text (see folded_out.h). */
 #include "client/render/folded_out.h"
 
-#include <math.h>
 #include <stdlib.h>
+
+#include "common/strbuf.h"
 
 void folded_print_count(FILE *out, double v)
 {
-    if (v == floor(v) && fabs(v) < 9.007199254740992e15)
-        fprintf(out, "%.0f", v);
-    else
-        fprintf(out, "%.15g", v);
+    char buf[NUM_TEXT_MAX];
+    fputs(num_text(buf, v), out);
 }
 
 int folded_write(FILE *out, const stacktab *tab, bool two)

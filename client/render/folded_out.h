@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include "client/stack/stacktab.h"
 
-/* Write a count as folded text: integers without a fraction, others
- * with the shortest exact decimal. */
+/* Write a count as folded text: the one exact number rule (num_text in
+ * common/strbuf.h). */
 void folded_print_count(FILE *out, double v);
 
 /* The table as folded text sorted bytewise (what the collapsers print),

@@ -15,7 +15,7 @@
 
 #include "client/render/html.h"
 #include "client/util/utf8.h"
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 
 void html_escape(strbuf *out, const char *s, size_t n)
 {

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 /* The heat-map page's script (generated from client/render/heatmap_html.js). */
 extern const char html_heatmap_js[];

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 #include "client/util/utf8.h"
 
 typedef struct frame_index {

@@ -12,9 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "client/input/collapse_perf.h"
+#include "common/frames.h"
+#include "common/perf_header.h"
 #include "client/util/utf8.h"
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 
 /* ---- parsing ------------------------------------------------------------ */
 
@@ -29,150 +30,22 @@ void perf_sampler_free(perf_sampler *ps)
 {
     sb_free(&ps->cur.comm);
     sb_free(&ps->cur.stack);
-    sb_free(&ps->frames);
-    sb_free(&ps->tmp);
 }
 
-static bool all_digits(const char *s, size_t n)
+/* What the header says (common/perf_header reads it). */
+static void take_header(const perf_header *h, perf_sample *out)
 {
-    if (n == 0)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!isdigit((unsigned char)s[i]))
-            return false;
-    return true;
-}
-
-/* Step from the token s[b..e) to the one before it (blanks between). */
-static void prev_token(const char *s, size_t *b, size_t *e)
-{
-    *e = *b;
-    while (*e > 0 && isspace((unsigned char)s[*e - 1]))
-        (*e)--;
-    *b = *e;
-    while (*b > 0 && !isspace((unsigned char)s[*b - 1]))
-        (*b)--;
-}
-
-/* Parsed from the right, so a comm with blanks stays whole:
- * "comm  PID/TID [CPU] SEC.NSEC:" with [CPU] and the time optional. */
-bool perf_sample_header(const char *s, size_t n, perf_sample *out)
-{
-    if (n == 0 || isspace((unsigned char)s[0]))
-        return false;
-    size_t e = n;
-    while (e > 0 && isspace((unsigned char)s[e - 1]))
-        e--;
-    if (e == 0 || s[e - 1] != ':')
-        return false;
-    e--;
-    /* tokens from the right */
-    out->ts_ns = 0;
-    out->cpu = -1;
-    size_t b = e;
-    while (b > 0 && !isspace((unsigned char)s[b - 1]))
-        b--;
-    /* time? SEC.FRAC */
-    const char *dot = memchr(s + b, '.', e - b);
-    if (dot != NULL && all_digits(s + b, (size_t)(dot - (s + b)))
-        && all_digits(dot + 1, e - (size_t)(dot + 1 - s))) {
-        int64_t sec = strtoll(s + b, NULL, 10);
-        int64_t frac = 0;
-        size_t fl = e - (size_t)(dot + 1 - s);
-        for (size_t i = 0; i < 9; i++)
-            frac = frac * 10 + (i < fl ? dot[1 + i] - '0' : 0);
-        out->ts_ns = sec * 1000000000LL + frac;
-        prev_token(s, &b, &e);
-    }
-    /* [CPU]? */
-    if (e - b >= 3 && s[b] == '[' && s[e - 1] == ']' && all_digits(s + b + 1, e - b - 2)) {
-        out->cpu = atoi(s + b + 1);
-        prev_token(s, &b, &e);
-    }
-    /* PID/TID or TID */
-    const char *slash = memchr(s + b, '/', e - b);
-    if (slash != NULL) {
-        if (!all_digits(s + b, (size_t)(slash - (s + b)))
-            || !all_digits(slash + 1, e - (size_t)(slash + 1 - s)))
-            return false;
-        out->pid = strtol(s + b, NULL, 10);
-        out->tid = strtol(slash + 1, NULL, 10);
-    } else {
-        if (!all_digits(s + b, e - b))
-            return false;
-        out->pid = out->tid = strtol(s + b, NULL, 10);
-    }
-    e = b;
-    while (e > 0 && isspace((unsigned char)s[e - 1]))
-        e--;
-    if (e == 0)
-        return false;
     sb_reset(&out->comm);
-    sb_add(&out->comm, s, e);
-    return true;
+    sb_add(&out->comm, h->comm, h->comm_len);
+    out->tid = strtol(h->tid, NULL, 10);
+    out->pid = h->pid ? strtol(h->pid, NULL, 10) : out->tid;
+    out->cpu = h->cpu;
+    out->ts_ns = h->has_time ? h->time_ns : 0;
 }
 
-static bool mod_kernel(const char *m, size_t n)
-{
-    if (n == 9 && memcmp(m, "[unknown]", 9) == 0)
-        return false;
-    if (n > 0 && m[0] == '[')          /* [kernel.kallsyms], [bpf_prog], [xfs] */
-        return true;
-    return n >= 7 && memcmp(m + n - 7, "vmlinux", 7) == 0;
-}
-
-bool perf_sample_frame(const char *s, size_t n, strbuf *out, bool *kernel)
-{
-    perf_frame f;
-    if (n == 0 || !isspace((unsigned char)s[0]) || !perf_parse_frame(s, n, &f))
-        return false;
-    const char *func = f.func;
-    size_t fn = f.func_len;
-    /* strip "+0xOFF" */
-    size_t j = fn;
-    while (j > 0 && isxdigit((unsigned char)func[j - 1]))
-        j--;
-    if (j < fn && j >= 3 && func[j - 1] == 'x' && func[j - 2] == '0' && func[j - 3] == '+')
-        fn = j - 3;
-    *kernel = mod_kernel(f.mod, f.mod_len);
-    size_t start = out->len;
-    if (fn == 9 && memcmp(func, "[unknown]", 9) == 0) {
-        const char *name = "unknown";
-        size_t nl = 7;
-        if (!(f.mod_len == 9 && memcmp(f.mod, "[unknown]", 9) == 0) && f.mod_len > 0) {
-            name = f.mod;
-            nl = f.mod_len;
-            for (size_t i = nl; i-- > 0;)
-                if (f.mod[i] == '/') {
-                    name = f.mod + i + 1;
-                    nl = f.mod_len - i - 1;
-                    break;
-                }
-        }
-        sb_addc(out, '[');
-        sb_add(out, name, nl);
-        sb_addc(out, ']');
-    } else {
-        perf_tidy_symbol(out, func, fn, false);
-    }
-    if (out->len == start)
-        sb_adds(out, "[unknown]");
-    /* keep the folded text well formed: no ';', no control bytes, and
-     * never " : " (the relay would take it for backtrace text) */
-    for (size_t i = start; i < out->len; i++) {
-        char c = out->buf[i];
-        if (c == ';')
-            out->buf[i] = ':';
-        else if ((unsigned char)c < 0x20)
-            out->buf[i] = '_';
-        else if (c == ' ' && i + 1 < out->len && out->buf[i + 1] == ':')
-            out->buf[i] = '_';
-    }
-    if (*kernel)
-        sb_adds(out, "_[k]");
-    return true;
-}
-
+/* The sample's kept frame lines, leaf first, one per line: the text the
+ * relay folds (common/frames), so the source carries what perf printed
+ * and no rule of the relay's is written again here. */
 static void emit(perf_sampler *ps)
 {
     if (!ps->in_sample)
@@ -183,22 +56,8 @@ static void emit(perf_sampler *ps)
         ps->idle++;
         return;
     }
-    /* frames are leaf first, NUL-separated: join root first */
-    sb_reset(&ps->cur.stack);
-    size_t nf = 0;
-    const char *base = ps->frames.buf;
-    size_t end = ps->frames.len;
-    while (end > 0) {
-        size_t b = end - 1;        /* end - 1 is the NUL of the last frame */
-        while (b > 0 && base[b - 1] != '\0')
-            b--;
-        if (nf++)
-            sb_addc(&ps->cur.stack, ';');
-        sb_add(&ps->cur.stack, base + b, end - 1 - b);
-        end = b;
-    }
-    ps->cur.nframes = nf;
-    if (nf == 0) {
+    ps->cur.nframes = ps->nframes;
+    if (ps->nframes == 0) {
         ps->empty++;
         return;
     }
@@ -216,26 +75,32 @@ void perf_sampler_line(perf_sampler *ps, const char *s, size_t n)
     if (isspace((unsigned char)s[0])) {
         if (!ps->in_sample)
             return;
-        bool kernel;
-        sb_reset(&ps->tmp);
-        if (!perf_sample_frame(s, n, &ps->tmp, &kernel)) {
+        frame_line f;
+        if (!frame_parse(s, n, &f) || f.kind != FRAME_PERF) {
             ps->bad_lines++;
             return;
         }
+        bool kernel = f.side == FRAME_SIDE_KERNEL;
         if ((kernel && ps->user_only) || (!kernel && ps->kernel_only))
             return;
-        sb_add(&ps->frames, ps->tmp.buf, ps->tmp.len);
-        sb_addc(&ps->frames, '\0');
-        ps->nframes++;
+        while (isspace((unsigned char)*s))
+            s++, n--;
+        if (ps->cur.stack.len > 0)
+            sb_addc(&ps->cur.stack, '\n');
+        sb_add(&ps->cur.stack, s, n);
+        ps->nframes += !f.empty;
         return;
     }
     emit(ps);                       /* a sample without a blank line after it */
-    sb_reset(&ps->frames);
+    sb_reset(&ps->cur.stack);
     ps->nframes = 0;
-    if (perf_sample_header(s, n, &ps->cur))
+    perf_header h;
+    if (perf_header_parse(s, n, &h)) {
+        take_header(&h, &ps->cur);
         ps->in_sample = true;
-    else
+    } else {
         ps->bad_lines++;
+    }
 }
 
 void perf_sampler_finish(perf_sampler *ps)

@@ -2,9 +2,12 @@
  *
  * perf_sampler turns `perf script -F comm,pid,tid,cpu,time,ip,sym,dso --ns`
  * text (recorded with -k realtime, so times are Unix epoch) into samples
- * with a folded stack: root first, ';'-joined, symbols tidied as
- * stackcollapse-perf.pl does (client/collapse_perf), kernel frames
- * suffixed "_[k]", no comm root frame (profile.stp's stacks have none).
+ * whose stack is the frame lines perf printed, leaf first, one per line
+ * (blanks before them dropped; lines of the side not wanted under
+ * --kernel-only/--user-only left out): the relay folds them with the one
+ * frame grammar (common/frames), as it folds SystemTap's backtraces, so
+ * nothing of its rules is written again here.  Headers are read by
+ * common/perf_header.
  *
  * perf_source publishes them as a pmdajson-style source directory,
  * PARENT/NAME/{metadata.json,data.json}, with the metadata of
@@ -18,15 +21,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 typedef struct perf_sample {
     strbuf   comm;
     long     pid, tid;
     int      cpu;          /* -1 when perf printed none */
     int64_t  ts_ns;        /* 0 when perf printed none */
-    strbuf   stack;        /* folded, root first */
-    size_t   nframes;
+    strbuf   stack;        /* perf frame lines, leaf first, '\n'-joined */
+    size_t   nframes;      /* lines that hold a frame */
 } perf_sample;
 
 typedef void (*perf_sample_fn)(void *arg, const perf_sample *s);
@@ -39,9 +42,7 @@ typedef struct perf_sampler {
     /* state */
     bool     in_sample;
     perf_sample cur;
-    strbuf   frames;           /* leaf first, each frame NUL-terminated */
     size_t   nframes;
-    strbuf   tmp;
     uint64_t samples, idle, empty, bad_lines;
 } perf_sampler;
 
@@ -49,13 +50,6 @@ void perf_sampler_init(perf_sampler *ps, perf_sample_fn fn, void *arg);
 void perf_sampler_free(perf_sampler *ps);
 void perf_sampler_line(perf_sampler *ps, const char *s, size_t n);
 void perf_sampler_finish(perf_sampler *ps);
-/* "comm pid/tid [cpu] sec.nsec:" (comm may hold spaces; cpu and time
- * optional).  Exposed for tests. */
-bool perf_sample_header(const char *s, size_t n, perf_sample *out);
-/* One frame's folded name (tidied, "[dso]" for unknown symbols, "_[k]"
- * for kernel frames) into out; *kernel says which it was.  False when the
- * line is not a frame. */
-bool perf_sample_frame(const char *s, size_t n, strbuf *out, bool *kernel);
 
 typedef struct perf_source {
     char    *dir;              /* PARENT/NAME */

@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "client/util/strbuf.h"
-#include "client/util/xalloc.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 

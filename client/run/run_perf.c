@@ -22,7 +22,7 @@
 #include <pcp/pmapi.h>
 
 #include "client/run/perf_source.h"
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 #define FLUSH_INTERVAL 0.5
 

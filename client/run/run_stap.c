@@ -31,7 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 static void print_argv(const char *what, char *const argv[], const char *preload)
 {

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/util/strbuf.h"
-#include "client/util/xalloc.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
 
 /* Append a node with no children; returns its id. */
 static uint32_t push_node(flametree *t, uint32_t parent, const char *name,

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 
 #define US ((int64_t)1000000)
 
@@ -60,49 +60,6 @@ bool heatmap_is_idle(const char *stack, size_t len)
         if (find(rest, n, idle[i]))
             return true;
     return false;
-}
-
-int64_t heatmap_perf_time_us(const char *s, size_t n)
-{
-    /* FlameScope: " +([0-9.]+): .+?:" -- the first "  DIGITS.DIGITS: " */
-    for (size_t i = 1; i + 1 < n; i++) {
-        if (s[i] != ':' || s[i + 1] != ' ')
-            continue;
-        size_t b = i;
-        while (b > 0 && ((s[b - 1] >= '0' && s[b - 1] <= '9')
-                         || s[b - 1] == '.'))
-            b--;
-        if (b == i || b == 0 || s[b - 1] != ' ')
-            continue;
-        int64_t sec = 0, frac = 0;
-        int fd = 0, dots = 0;
-        bool ok = true;
-        for (size_t j = b; j < i; j++) {
-            if (s[j] == '.') {
-                dots++;
-                continue;
-            }
-            int d = s[j] - '0';
-            if (dots == 0) {
-                if (sec > (INT64_MAX / US - 10) / 10) {
-                    ok = false;
-                    break;
-                }
-                sec = sec * 10 + d;
-            } else if (fd < 6) {
-                frac = frac * 10 + d;
-                fd++;
-            }
-        }
-        if (!ok || dots > 1)
-            continue;
-        while (fd < 6) {
-            frac *= 10;
-            fd++;
-        }
-        return sec * US + frac;
-    }
-    return -1;
 }
 
 heatmap *heatmap_new(bool keep_idle)

@@ -39,7 +39,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "client/stack/stacktab.h"
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 #define HEATMAP_DEFAULT_ROWS 50
 #define HEATMAP_MAX_ROWS     1000
@@ -92,10 +92,6 @@ void heatmap_cell(int64_t t_us, int64_t base_s, int rows, int *col, int *row);
 int64_t heatmap_row_start_us(int rows, int row);
 /* FlameScope's idle regex, on a folded stack. */
 bool heatmap_is_idle(const char *stack, size_t len);
-/* The timestamp of a perf script header line ("comm pid [cpu] 123.456789:
- * ..."), as integer microseconds (digits past the sixth decimal are
- * dropped); -1 if the line has none. */
-int64_t heatmap_perf_time_us(const char *line, size_t n);
 
 /* ---- collecting ------------------------------------------------------ */
 heatmap *heatmap_new(bool keep_idle);

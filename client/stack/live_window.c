@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "client/util/outfile.h"
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 
 /* ---- interned, reference-counted stacks ------------------------------- */
 #define NO_ID UINT32_MAX

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 /* ---- the window of samples ------------------------------------------ */
 typedef struct lw_sample {

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "client/stack/stacktab.h"
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 /* A sample's time in nanoseconds since the epoch; inputs without
  * per-sample times (files) deliver STACK_TIME_UNKNOWN. */

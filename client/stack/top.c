@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "client/render/flamesvg.h"
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 #include "client/util/utf8.h"
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 
 top_result *top_compute(const stacktab *tab, int col)
 {

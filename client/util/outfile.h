@@ -16,7 +16,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 typedef struct outfile {
     FILE    *fp;        /* NULL when not open */

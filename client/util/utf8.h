@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 /* Decode one UTF-8 sequence at s (n bytes available).  Returns its
  * length, or 0 if it is invalid (overlong, surrogate, > U+10FFFF,

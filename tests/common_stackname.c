@@ -1,8 +1,8 @@
-/* Suite: stack instance names (relay/stackname): what grafana-pcp, pmproxy
+/* Suite: stack instance names (common/stackname): what grafana-pcp, pmproxy
  * and PCP's first-word rule need -- no space, newline or byte over 0x7e,
  * frames split on ',' only -- and back to the folded stack exactly. */
-#include "relay/stackname.h"
-#include "tests/suites.h"
+#include "common/stackname.h"
+#include <check.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,9 +108,9 @@ START_TEST(round_trip_and_injective)
 }
 END_TEST
 
-Suite *stackname_suite(void)
+Suite *common_stackname_suite(void)
 {
-    Suite *s = suite_create("stackname");
+    Suite *s = suite_create("common_stackname");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, names_as_documented);
     tcase_add_test(tc, old_escapes_still_decode);

@@ -1,5 +1,5 @@
 /* stackname: stack instance names (see stackname.h). */
-#include "relay/stackname.h"
+#include "common/stackname.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

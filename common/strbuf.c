@@ -1,12 +1,13 @@
 /* strbuf: growable byte buffer (see strbuf.h). */
-#include "client/util/strbuf.h"
+#include "common/strbuf.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 
 void sb_free(strbuf *sb)
 {
@@ -22,21 +23,35 @@ void sb_reset(strbuf *sb)
         sb->buf[0] = '\0';
 }
 
-void sb_reserve(strbuf *sb, size_t extra)
+bool sb_reserve(strbuf *sb, size_t extra)
 {
-    size_t need = sb->len + extra + 1;
+    if (sb->failed)
+        return false;
+    /* a size past SIZE_MAX is one no allocator grants: ask for SIZE_MAX */
+    size_t need = extra < SIZE_MAX - sb->len ? sb->len + extra + 1 : SIZE_MAX;
     if (need <= sb->cap)
-        return;
+        return true;
     size_t cap = sb->cap ? sb->cap : 64;
     while (cap < need)
-        cap *= 2;
-    sb->buf = xrealloc(sb->buf, cap);
+        cap = cap <= SIZE_MAX / 2 ? cap * 2 : need;
+    if (!sb->soft) {
+        sb->buf = xrealloc(sb->buf, cap);
+    } else {
+        char *p = realloc(sb->buf, cap);
+        if (p == NULL) {
+            sb->failed = true;
+            return false;
+        }
+        sb->buf = p;
+    }
     sb->cap = cap;
+    return true;
 }
 
 void sb_add(strbuf *sb, const char *s, size_t n)
 {
-    sb_reserve(sb, n);
+    if (!sb_reserve(sb, n))
+        return;
     if (n)
         memcpy(sb->buf + sb->len, s, n);
     sb->len += n;
@@ -47,7 +62,8 @@ void sb_adds(strbuf *sb, const char *s) { sb_add(sb, s, strlen(s)); }
 
 void sb_addc(strbuf *sb, char c)
 {
-    sb_reserve(sb, 1);
+    if (!sb_reserve(sb, 1))
+        return;
     sb->buf[sb->len++] = c;
     sb->buf[sb->len] = '\0';
 }
@@ -64,8 +80,7 @@ void sb_vprintf(strbuf *sb, const char *fmt, va_list ap)
     }
     if ((size_t)n < sizeof small) {
         sb_add(sb, small, (size_t)n);
-    } else {
-        sb_reserve(sb, (size_t)n);
+    } else if (sb_reserve(sb, (size_t)n)) {
         vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap2);
         sb->len += (size_t)n;
     }
@@ -82,18 +97,33 @@ void sb_printf(strbuf *sb, const char *fmt, ...)
 
 char *sb_steal(strbuf *sb)
 {
-    if (sb->buf == NULL)
-        sb_reserve(sb, 0);
-    char *p = sb->buf;
+    char *p = NULL;
+    if (sb->buf != NULL || sb_reserve(sb, 0))
+        p = sb->failed ? NULL : sb->buf;
+    if (p == NULL)
+        free(sb->buf);
     sb->buf = NULL;
     sb->len = sb->cap = 0;
     return p;
 }
 
+const char *num_text(char buf[NUM_TEXT_MAX], double v)
+{
+    if (v == floor(v) && fabs(v) < 9.007199254740992e15) {
+        snprintf(buf, NUM_TEXT_MAX, "%.0f", v);
+        return buf;
+    }
+    for (int digits = 15; digits < 17; digits++) {
+        snprintf(buf, NUM_TEXT_MAX, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            return buf;
+    }
+    snprintf(buf, NUM_TEXT_MAX, "%.17g", v);
+    return buf;
+}
+
 void sb_addnum(strbuf *sb, double v)
 {
-    if (v == floor(v) && fabs(v) < 9.007199254740992e15)
-        sb_printf(sb, "%.0f", v);
-    else
-        sb_printf(sb, "%.17g", v);
+    char buf[NUM_TEXT_MAX];
+    sb_adds(sb, num_text(buf, v));
 }

@@ -1,5 +1,5 @@
 /* xalloc: allocation that cannot fail (see xalloc.h). */
-#include "client/util/xalloc.h"
+#include "common/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
