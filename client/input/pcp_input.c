@@ -258,9 +258,19 @@ static int resolve_counter(reader *rd, source *s, int m, const char *name,
         }
     }
     if (sts < 0) {
-        if (event_sts == PM_ERR_TYPE)
-            sb_printf(err, "%s: %s is not an event metric, nor a counter of "
+        bool has_records = ends_with(name, ".records");
+        if (event_sts == PM_ERR_TYPE && sts == PM_ERR_TYPE)
+            sb_printf(err, "%s: %s is not an event metric nor a counter of "
                       "pmdastaprelay's", s->spec, name);
+        else if (event_sts == PM_ERR_TYPE)
+            sb_printf(err, "%s: %s is not an event metric%s%s%s, and there "
+                      "is no %s", s->spec, name, has_records ? "" : " (nor is ",
+                      has_records ? "" : name, has_records ? "" : ".records)",
+                      cname);
+        else if (event_sts == PM_ERR_NAME && sts == PM_ERR_NAME)
+            sb_printf(err, "%s: %s: %s (nor %s%s%s)", s->spec, name,
+                      pmErrStr(sts), has_records ? "" : name,
+                      has_records ? "" : ".records, nor ", cname);
         else
             sb_printf(err, "%s: %s: no event records (%s) and no %s (%s)",
                       s->spec, name, pmErrStr(event_sts), cname,
