@@ -27,6 +27,7 @@ p.add_argument("--records", type=int, default=0)
 p.add_argument("--seconds", type=float, default=0)
 p.add_argument("--lose", type=int, default=0)
 p.add_argument("--host", default="", help="a root frame naming the host")
+p.add_argument("--dump", default="", help="append each record's stack and weight")
 a = p.parse_args()
 
 rng = random.Random(a.seed)
@@ -72,6 +73,10 @@ while True:
             r["count"] = rng.randint(2, 4)
         recs.append(r)
     written += n
+    if a.dump:
+        with open(a.dump, "a") as f:
+            for r in recs:
+                f.write("%s %d\n" % (r["stack"], r.get("count", 1)))
     periods = (periods + [recs])[-a.keep:]
     atomic("data.json", {"samples": [r for p in periods for r in p]})
     seq += a.lose
