@@ -19,7 +19,6 @@ JANSSON_LIBS  = $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 EV_LIBS       = -lev
 PCP_LIBS      = -lpcp
 PMDA_LIBS     = -lpcp_pmda -lpcp
-CURL_LIBS     = $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 CHECK_LIBS    = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 SAN_FLAGS     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -89,30 +88,41 @@ build/asan/pmdastaprelay: $(call obj,asan,$(PMDA_MAIN)) $(call obj,asan,$(PMDA_S
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)
 
 $(CLIENT_BIN): $(call obj,plain,$(CLIENT_MAIN)) $(CLIENT_OBJS) $(COMMON_OBJS)
-	$(CC) -o $@ $^ $(PCP_LIBS) $(JANSSON_LIBS) $(CURL_LIBS) -lm
+	$(CC) -o $@ $^ $(PCP_LIBS) $(JANSSON_LIBS) $(CLIENT_LIBS) -lm
 
 # ---- unit tests -------------------------------------------------------
-# One Check runner per part; suites are tests/<part>_*.c, registered in
-# tests/check_<part>.c.
-TEST_COMMON_SRCS := tests/check_common.c $(wildcard tests/common_*.c) tests/testutil.c
-TEST_RELAY_SRCS  := tests/check_relay.c $(wildcard tests/relay_*.c) tests/testutil.c
-TEST_PMDA_SRCS   := tests/check_pmda.c $(wildcard tests/pmda_*.c) tests/testutil.c
-TEST_CLIENT_SRCS := tests/check_client.c $(wildcard tests/client_*.c) tests/testutil.c
+# One Check runner per part: build/<variant>/check_<part> runs the suite
+# of every tests/<part>_*.c (each file tests one module and defines one
+# suite named after itself, TEST_SUITE in tests/testutil.h); the list is
+# generated from the file names (tests/gen-suites.sh), kept by no one.
+TEST_PARTS := common relay pmda client
+TEST_common_LINK := $(COMMON_SRCS)
+TEST_relay_LINK  := $(RELAY_SRCS) $(COMMON_SRCS)
+TEST_pmda_LINK   := $(PMDA_SRCS) $(RELAY_SRCS) $(COMMON_SRCS)
+TEST_client_LINK := $(CLIENT_SRCS) $(COMMON_SRCS)
+TEST_common_LIBS :=
+TEST_relay_LIBS  = $(JANSSON_LIBS) $(EV_LIBS)
+TEST_pmda_LIBS   = $(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)
+TEST_client_LIBS = $(PCP_LIBS) $(JANSSON_LIBS) $(CLIENT_LIBS)
 
+# (regenerated on every make, replaced only when the list changed: a
+# removed test file changes no timestamp)
 define test_runner
-build/$(1)/check_$(2): $(call obj,$(1),$(TEST_$(3)_SRCS)) $(call obj,$(1),$(4))
-	$$(CC) $(if $(filter asan,$(1)),$(SAN_FLAGS)) -o $$@ $$^ $(5) $(CHECK_LIBS) -lm
-endef
-$(eval $(call test_runner,plain,common,COMMON,$(COMMON_SRCS),))
-$(eval $(call test_runner,asan,common,COMMON,$(COMMON_SRCS),))
-$(eval $(call test_runner,plain,relay,RELAY,$(RELAY_SRCS) $(COMMON_SRCS),$(JANSSON_LIBS) $(EV_LIBS)))
-$(eval $(call test_runner,asan,relay,RELAY,$(RELAY_SRCS) $(COMMON_SRCS),$(JANSSON_LIBS) $(EV_LIBS)))
-$(eval $(call test_runner,plain,pmda,PMDA,$(PMDA_SRCS) $(RELAY_SRCS) $(COMMON_SRCS),$(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)))
-$(eval $(call test_runner,asan,pmda,PMDA,$(PMDA_SRCS) $(RELAY_SRCS) $(COMMON_SRCS),$(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)))
-$(eval $(call test_runner,plain,client,CLIENT,$(CLIENT_SRCS) $(COMMON_SRCS),$(PCP_LIBS) $(JANSSON_LIBS) $(CURL_LIBS)))
-$(eval $(call test_runner,asan,client,CLIENT,$(CLIENT_SRCS) $(COMMON_SRCS),$(PCP_LIBS) $(JANSSON_LIBS) $(CURL_LIBS)))
+build/$(1)/tests/suites_$(2).c: tests/gen-suites.sh FORCE
+	@mkdir -p $$(dir $$@)
+	@tests/gen-suites.sh $(sort $(wildcard tests/$(2)_*.c)) > $$@.new
+	@cmp -s $$@.new $$@ && rm -f $$@.new || mv -f $$@.new $$@
 
-UNIT_RUNNERS = $(foreach v,plain asan,$(foreach p,common relay pmda client,build/$(v)/check_$(p)))
+build/$(1)/tests/suites_$(2).o: build/$(1)/tests/suites_$(2).c
+	$$(CC) $(CFLAGS_COMMON) $(if $(filter asan,$(1)),$(SAN_FLAGS)) -c $$< -o $$@
+
+build/$(1)/check_$(2): $(call obj,$(1),tests/check_main.c $(wildcard tests/$(2)_*.c) tests/testutil.c) \
+                       build/$(1)/tests/suites_$(2).o $(call obj,$(1),$(TEST_$(2)_LINK))
+	$$(CC) $(if $(filter asan,$(1)),$(SAN_FLAGS)) -o $$@ $$^ $$(TEST_$(2)_LIBS) $(CHECK_LIBS) -lm
+endef
+$(foreach v,plain asan,$(foreach p,$(TEST_PARTS),$(eval $(call test_runner,$(v),$(p)))))
+
+UNIT_RUNNERS = $(foreach v,plain asan,$(foreach p,$(TEST_PARTS),build/$(v)/check_$(p)))
 
 unit: $(UNIT_RUNNERS) build/asan/pmdastaprelay
 
@@ -162,7 +172,8 @@ install: all
 clean:
 	rm -rf build $(PMDA_BIN) $(CLIENT_BIN)
 
-.PHONY: all unit deps check demo install clean
+FORCE:
+.PHONY: all unit deps check demo install clean FORCE
 -include $(shell find build -name '*.d' 2>/dev/null)
 
 # ---- fuzzing (libFuzzer, clang) ---------------------------------------
@@ -181,6 +192,15 @@ FUZZ_CLIENT_SRCS = client/input/collapse_perf.c client/input/collapse_stap.c cli
 build/fuzz/fuzz_stack_files: fuzz/fuzz_stack_files.c $(FUZZ_CLIENT_SRCS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_CLIENT_SRCS) -lm
+
+# pprof import and export, for fuzz_pprof
+FUZZ_PPROF_SRCS = client/input/pprof_read.c client/render/pprof_write.c \
+                  client/pprof/pprof_codec.c $(PPROF_PB_C) client/stack/stacksink.c \
+                  client/stack/stacktab.c $(COMMON_SRCS)
+
+build/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c $(FUZZ_PPROF_SRCS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Ibuild/gen -o $@ $< $(FUZZ_PPROF_SRCS) $(CLIENT_LIBS) -lm
 
 build/fuzz/%: fuzz/%.c $(RELAY_SRCS) $(COMMON_SRCS)
 	@mkdir -p $(dir $@)

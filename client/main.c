@@ -18,6 +18,8 @@ static const struct {
     { "list",  cmd_list,  "list the bundled scripts and the backends that run them here" },
     { "heatmap", cmd_heatmap, "draw a subsecond-offset heat map (HTML, SVG or JSON)" },
     { "live",  cmd_live,  "keep a heat map and flame graph of a live source in a directory" },
+    { "graph", cmd_graph, "draw pprof's call graph (SVG through Graphviz, or DOT)" },
+    { "annotate", cmd_annotate, "per-line samples of a function, from addresses and DWARF" },
 };
 
 static void usage(FILE *fp)

@@ -65,6 +65,17 @@ static size_t hex_run(const char *s, size_t n)
     return i;
 }
 
+/* The value of up to 16 hex digits. */
+static uint64_t hex_value(span t)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < t.n && i < 16; i++) {
+        int c = (unsigned char)t.s[i];
+        v = v << 4 | (uint64_t)(isdigit(c) ? c - '0' : (tolower(c) - 'a' + 10));
+    }
+    return v;
+}
+
 /* Length of a leading "0xHEX" (SystemTap's %p), or 0. */
 static size_t lead_addr(span t)
 {
@@ -214,12 +225,20 @@ static bool parse_stap(span l, frame_line *fl)
         span sym = trim(sp(head.s, plus));
         if (sym.n == 0)
             return false;
+        span off = sp(head.s + plus + 1, head.n - plus - 1);   /* 0xb[/0xd] */
+        if (lead_addr(off) > 0) {
+            fl->sym_off = hex_value(sp(off.s + 2, lead_addr(off) - 2));
+            fl->has_off = true;
+        }
         fl->name = sym.s;
         fl->name_len = sym.n;
         fl->side = stap_side(addr, mod);
     }
     fl->module = mod.n > 0 ? mod.s : NULL;
     fl->module_len = mod.n;
+    span where = addr.n > 0 ? addr : fl->unresolved ? head : sp(NULL, 0);
+    fl->pc = where.s;
+    fl->pc_len = where.n;
     fl->kind = FRAME_STAP;
     return true;
 }
@@ -269,8 +288,11 @@ static bool parse_perf(span l, frame_line *fl)
     size_t h = 0;
     while (h < func.n && isxdigit((unsigned char)func.s[func.n - 1 - h]))
         h++;
-    if (h > 0 && h + 3 <= func.n && memcmp(func.s + func.n - h - 3, "+0x", 3) == 0)
+    if (h > 0 && h + 3 <= func.n && memcmp(func.s + func.n - h - 3, "+0x", 3) == 0) {
+        fl->sym_off = hex_value(sp(func.s + func.n - h, h));
+        fl->has_off = true;
         func.n -= h + 3;
+    }
     if (func.n == 0)
         return false;
     fl->kind = FRAME_PERF;
@@ -454,6 +476,7 @@ void stackfold_reset(stackfold *sf)
 {
     sb_reset(&sf->names);
     sf->n = 0;
+    sf->lines = 0;
     sf->failed = false;
     sf->names.failed = false;
 }
@@ -491,8 +514,47 @@ static size_t push(stackfold *sf, size_t from, frame_side side, const char *mark
         sf->failed = true;
         return 0;
     }
-    sf->f[sf->n++] = (stack_frame){from, side, mark};
+    sf->f[sf->n++] = (stack_frame){from, side, mark, 0, STACK_FRAME_NO_MODULE,
+                                   sf->lines, false, 0};
     return 1;
+}
+
+/* The address text of a line ("0x7f3a..." or perf's bare hex), or 0. */
+static uint64_t line_addr(const frame_line *fl)
+{
+    if (fl->pc == NULL)
+        return 0;
+    span a = sp(fl->pc, fl->pc_len);
+    if (lead_addr(a) == a.n) {
+        a.s += 2;
+        a.n -= 2;
+    }
+    return hex_value(a);
+}
+
+/* Give the last `added` frames where their line says they are. */
+static void set_where(stackfold *sf, size_t added, uint64_t addr,
+                      const char *module, size_t module_len, bool has_off,
+                      uint64_t sym_off)
+{
+    if (added == 0)
+        return;
+    size_t module_off = STACK_FRAME_NO_MODULE;
+    if (module != NULL && module_len > 0) {
+        module_off = sf->names.len;
+        sb_add(&sf->names, module, module_len);
+        sb_addc(&sf->names, '\0');
+        if (sf->names.failed) {
+            sf->failed = true;
+            module_off = STACK_FRAME_NO_MODULE;
+        }
+    }
+    for (size_t i = sf->n - added; i < sf->n; i++) {
+        sf->f[i].addr = addr;
+        sf->f[i].module_off = module_off;
+        sf->f[i].has_off = has_off;
+        sf->f[i].sym_off = sym_off;
+    }
 }
 
 static size_t add_stap(stackfold *sf, const frame_line *fl)
@@ -546,11 +608,39 @@ static size_t add_perf(stackfold *sf, const frame_line *fl)
 
 size_t stackfold_add(stackfold *sf, const frame_line *fl)
 {
+    size_t added = 0;
     if (fl->kind == FRAME_PERF)
-        return add_perf(sf, fl);
-    if (fl->kind == FRAME_STAP && !fl->empty)
-        return add_stap(sf, fl);
-    return 0;
+        added = add_perf(sf, fl);
+    else if (fl->kind == FRAME_STAP && !fl->empty)
+        added = add_stap(sf, fl);
+    set_where(sf, added, line_addr(fl), fl->module, fl->module_len,
+              fl->has_off, fl->sym_off);
+    sf->lines++;
+    return added;
+}
+
+void stackfold_push(stackfold *sf, const char *name, size_t n, uint64_t addr,
+                    const char *module, unsigned line)
+{
+    size_t from = sf->names.len;
+    frame_clean(&sf->names, name, n);
+    if (push(sf, from, FRAME_SIDE_USER, "") == 0)
+        return;
+    sf->f[sf->n - 1].line = line;
+    set_where(sf, 1, addr, module, module ? strlen(module) : 0, false, 0);
+    if (line >= sf->lines)
+        sf->lines = line + 1;
+}
+
+const char *stackfold_name(const stackfold *sf, size_t i)
+{
+    return sf->names.buf + sf->f[i].off;
+}
+
+const char *stackfold_module(const stackfold *sf, size_t i)
+{
+    size_t m = sf->f[i].module_off;
+    return m == STACK_FRAME_NO_MODULE ? NULL : sf->names.buf + m;
 }
 
 frame_kind stackfold_line(stackfold *sf, const char *s, size_t n)
@@ -574,6 +664,7 @@ void stackfold_folded(stackfold *sf, const char *s, size_t n)
         size_t from = sf->names.len;
         frame_clean(&sf->names, f.s, f.n);
         push(sf, from, FRAME_SIDE_USER, "");
+        sf->lines++;
         if (b == 0)
             break;
         end = b - 1;

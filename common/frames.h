@@ -43,6 +43,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "common/strbuf.h"
 
 typedef enum {
@@ -74,9 +75,13 @@ typedef struct frame_line {
     const char *module;     /* SystemTap MODULE (offset stripped) or perf
                              * DSO; NULL when none */
     size_t      module_len;
-    const char *pc;         /* perf PC */
+    const char *pc;         /* perf PC; SystemTap: the line's address
+                             * (its ADDR, or the unresolved frame's);
+                             * NULL when the line has none */
     size_t      pc_len;
     bool        unresolved; /* SystemTap: no symbol, name is an address */
+    bool        has_off;    /* the symbol's offset was printed: */
+    uint64_t    sym_off;    /* perf "+0x1a", SystemTap "+0xb/0xd" */
 } frame_line;
 
 /* Classify and take apart one line (no newline).  False: not a frame
@@ -108,7 +113,18 @@ typedef struct stack_frame {
     size_t      off;        /* name in the names buffer, NUL-terminated */
     frame_side  side;
     const char *mark;       /* decided by its line, or NULL: by side */
+    /* Where the frame is, as its line said (pprof export keeps it):
+     * the address (0: none), the module or DSO as printed (in the
+     * names buffer; STACK_FRAME_NO_MODULE: none), and the ordinal of
+     * the line, which the frames of one line share (perf's inlined
+     * a->b: one address, several functions). */
+    uint64_t    addr;
+    size_t      module_off;
+    unsigned    line;
+    bool        has_off;    /* the offset into its symbol was printed */
+    uint64_t    sym_off;
 } stack_frame;
+#define STACK_FRAME_NO_MODULE ((size_t)-1)
 
 /* The frames of one stack, leaf first, as lines arrive. */
 typedef struct stackfold {
@@ -116,6 +132,7 @@ typedef struct stackfold {
     strbuf       names;
     stack_frame *f;
     size_t       n, cap;
+    unsigned     lines;     /* lines added: the next frame's .line */
     bool         failed;    /* soft: out of memory */
 } stackfold;
 
@@ -133,6 +150,15 @@ frame_kind stackfold_line(stackfold *sf, const char *s, size_t n);
  * trimmed, empty ones dropped, no marks added (it carries its own). */
 void stackfold_folded(stackfold *sf, const char *s, size_t n);
 size_t stackfold_count(const stackfold *sf);
+/* Frame i (leaf first): its name (without mark), its module or NULL. */
+const char *stackfold_name(const stackfold *sf, size_t i);
+const char *stackfold_module(const stackfold *sf, size_t i);
+/* Add one frame named name (cleaned as every name is) with where it is;
+ * frames added with the same line number are one line's (inlined
+ * calls, innermost first).  For readers of formats that carry
+ * addresses themselves (pprof). */
+void stackfold_push(stackfold *sf, const char *name, size_t n, uint64_t addr,
+                    const char *module, unsigned line);
 /* Append the stack to out, root first, ';'-joined, with the marks the
  * options ask for.  False when out of memory (soft). */
 bool stackfold_write(const stackfold *sf, strbuf *out);

@@ -1,4 +1,4 @@
-/* Tests for client/flamesvg: the SVG is well formed (xmllint), and the
+/* Suite: client/render/flamesvg: the SVG is well formed (xmllint), and the
  * frames it draws -- names, exact weights, title counts and
  * percentages, nesting -- are exactly what the folded input implies. */
 #include <check.h>
@@ -619,9 +619,9 @@ START_TEST(million_distinct_stacks_render)
 }
 END_TEST
 
-Suite *client_flamesvg_suite(void)
+TEST_SUITE(client_flamesvg)
 {
-    Suite *s = suite_create("client_flamesvg");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("svg");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, frames_match_folded_input);

@@ -1,8 +1,9 @@
-/* Tests for client/folded: the folded line grammar. */
+/* Suite: client/input/folded: the folded line grammar. */
 #include <check.h>
 #include <string.h>
 
 #include "client/input/folded.h"
+#include "tests/testutil.h"
 
 static bool parse(const char *s, folded_line *fl)
 {
@@ -87,9 +88,9 @@ START_TEST(strip_hex_rewrites_addresses)
 }
 END_TEST
 
-Suite *client_folded_suite(void)
+TEST_SUITE(client_folded)
 {
-    Suite *s = suite_create("client_folded");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("parse");
     tcase_add_test(tc, plain_line);
     tcase_add_test(tc, fractional_counts_and_forms_flamegraph_rejects);

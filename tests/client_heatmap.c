@@ -1,6 +1,7 @@
-/* Tests for client/heatmap: integer-microsecond bucketing (bucket edges,
- * a last sample on a whole second), FlameScope's idle regex, perf
- * timestamps, colours, JSON/HTML output and the command's messages. */
+/* Suite: client/stack/heatmap and its renderers (render/heatmap_out,
+ * heatmap_html): integer-microsecond bucketing (bucket edges, a last
+ * sample on a whole second), FlameScope's idle regex, colours, JSON/HTML
+ * output and the command's messages. */
 #include <check.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -417,9 +418,9 @@ START_TEST(command)
 }
 END_TEST
 
-Suite *client_heatmap_suite(void)
+TEST_SUITE(client_heatmap)
 {
-    Suite *s = suite_create("client_heatmap");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("heatmap");
     tcase_add_test(tc, cell_arithmetic);
     tcase_add_test(tc, empty_input_says_no_input);

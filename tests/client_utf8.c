@@ -1,8 +1,9 @@
-/* Tests for client/utf8: validation and escaping of frame names. */
+/* Suite: client/util/utf8: validation and escaping of frame names. */
 #include <check.h>
 #include <string.h>
 
 #include "client/util/utf8.h"
+#include "tests/testutil.h"
 
 static void xml_is(const char *in, size_t n, bool quot, const char *want)
 {
@@ -53,9 +54,9 @@ START_TEST(json_escaping)
 }
 END_TEST
 
-Suite *client_utf8_suite(void)
+TEST_SUITE(client_utf8)
 {
-    Suite *s = suite_create("client_utf8");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("utf8");
     tcase_add_test(tc, decode_rejects_bad_sequences);
     tcase_add_test(tc, xml_escaping);

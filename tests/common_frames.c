@@ -6,6 +6,7 @@
 
 #include "common/frames.h"
 #include "tests/frame_shapes.h"
+#include "tests/testutil.h"
 
 static const frame_opts all_marks = { .mark_kernel = true, .mark_jit = true };
 
@@ -171,9 +172,9 @@ START_TEST(addressed_and_cut_lines)
 }
 END_TEST
 
-Suite *common_frames_suite(void)
+TEST_SUITE(common_frames)
 {
-    Suite *s = suite_create("common_frames");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("grammar");
     tcase_add_loop_test(tc, shapes_fold, 0, (int)NFRAME_SHAPES);
     tcase_add_test(tc, not_frame_lines);

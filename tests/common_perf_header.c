@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/perf_header.h"
+#include "tests/testutil.h"
 
 static bool parse(const char *s, perf_header *h)
 {
@@ -117,9 +118,9 @@ START_TEST(not_headers)
 }
 END_TEST
 
-Suite *common_perf_header_suite(void)
+TEST_SUITE(common_perf_header)
 {
-    Suite *s = suite_create("common_perf_header");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("headers");
     tcase_add_test(tc, timed_headers);
     tcase_add_test(tc, untimed_headers);

@@ -3,6 +3,7 @@
  * frames split on ',' only -- and back to the folded stack exactly. */
 #include "common/stackname.h"
 #include <check.h>
+#include "tests/testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,9 +109,9 @@ START_TEST(round_trip_and_injective)
 }
 END_TEST
 
-Suite *common_stackname_suite(void)
+TEST_SUITE(common_stackname)
 {
-    Suite *s = suite_create("common_stackname");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, names_as_documented);
     tcase_add_test(tc, old_escapes_still_decode);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/strbuf.h"
+#include "tests/testutil.h"
 
 static const char *num(double v)
 {
@@ -70,9 +71,9 @@ START_TEST(soft_buffer_fails_without_aborting)
 }
 END_TEST
 
-Suite *common_strbuf_suite(void)
+TEST_SUITE(common_strbuf)
 {
-    Suite *s = suite_create("common_strbuf");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("strbuf");
     tcase_add_test(tc, numbers_read_back_exactly);
     tcase_add_test(tc, soft_buffer_fails_without_aborting);

@@ -1,11 +1,11 @@
-/* Suite: event metadata, record ingest (duplicates, gaps, rejects,
+/* Suite: relay/events, event metadata, record ingest (duplicates, gaps, rejects,
  * producer drops), stacks table bounds, histogram buckets. */
 #include "relay/config.h"
 #include "relay/events.h"
 #include "relay/metadata.h"
 #include "relay/snapshot.h"
 #include "relay/stackcount.h"
-#include "tests/suites.h"
+#include "tests/testutil.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -380,9 +380,9 @@ START_TEST(histogram_buckets_named_by_bounds)
 }
 END_TEST
 
-Suite *events_suite(void)
+TEST_SUITE(relay_events)
 {
-    Suite *s = suite_create("events");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, event_metadata_parsed);
     tcase_add_test(tc, event_ingest_dedup_gaps_rejects);

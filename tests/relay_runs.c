@@ -1,7 +1,6 @@
-/* Suite: runs: the request grammar, the policy, and children on a real
+/* Suite: relay/runs, the request grammar, the policy, and children on a real
  * libev loop (a shell script stands in for the staprelay command). */
 #include "relay/runs.h"
-#include "tests/suites.h"
 #include "tests/testutil.h"
 
 #include <errno.h>
@@ -197,9 +196,9 @@ START_TEST(runs_free_stops_running_children)
 }
 END_TEST
 
-Suite *runs_suite(void)
+TEST_SUITE(relay_runs)
 {
-    Suite *s = suite_create("runs");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, runs_refuse_bad_requests_and_start_nothing);

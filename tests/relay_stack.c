@@ -5,7 +5,7 @@
  * stacks counter's instance names: tests/common_stackname.c.) */
 #include "relay/stack.h"
 #include "tests/frame_shapes.h"
-#include "tests/suites.h"
+#include "tests/testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,9 +121,9 @@ START_TEST(stack_reason_fits_events_buffer)
 }
 END_TEST
 
-Suite *stack_suite(void)
+TEST_SUITE(relay_stack)
 {
-    Suite *s = suite_create("stack");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("shapes");
     tcase_add_loop_test(tc, stack_frame_shapes, 0, (int)NFRAME_SHAPES);
     tcase_add_loop_test(tc, stack_shapes, 0, (int)(sizeof(rows) / sizeof(rows[0])));

@@ -4,7 +4,7 @@
  * the rows between two refreshes (a new row counting from zero) add up to
  * exactly the samples added in between, whatever the input. */
 #include "relay/stackcount.h"
-#include "tests/suites.h"
+#include "tests/testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,9 +242,9 @@ START_TEST(increments_add_up_to_the_samples)
 }
 END_TEST
 
-Suite *stackcount_suite(void)
+TEST_SUITE(relay_stackcount)
 {
-    Suite *s = suite_create("stackcount");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, first_refresh_shows_every_stack);
     tcase_add_test(tc, refreshes_double_up_to_the_limit);

@@ -2,7 +2,7 @@
  * microseconds exactly as `staprelay heatmap` places records, seconds
  * counted only once closed, late and early samples counted at once. */
 #include "relay/subsecond.h"
-#include "tests/suites.h"
+#include "tests/testutil.h"
 
 #include <stdint.h>
 
@@ -62,9 +62,9 @@ START_TEST(late_and_early_count_at_once)
 }
 END_TEST
 
-Suite *subsecond_suite(void)
+TEST_SUITE(relay_subsecond)
 {
-    Suite *s = suite_create("subsecond");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, buckets_by_integer_microseconds);
     tcase_add_test(tc, seconds_count_once_closed);

@@ -2,7 +2,6 @@
  * confinement of untrusted sources to their directory, FIFOs included. */
 #include "relay/relay.h"
 #include "relay/source.h"
-#include "tests/suites.h"
 #include "tests/testutil.h"
 
 #include <errno.h>
@@ -156,9 +155,9 @@ START_TEST(untrusted_fifo_outside_refused)
 }
 END_TEST
 
-Suite *trust_suite(void)
+TEST_SUITE(relay_trust)
 {
-    Suite *s = suite_create("trust");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, trusted_path_walk);

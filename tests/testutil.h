@@ -1,9 +1,21 @@
-/* testutil: small helpers shared by the Check suites (temporary
- * directories and files).  Every path returned is owned by the caller. */
+/* testutil: what the Check suites share -- the suite macro and small
+ * helpers (temporary directories and files).  Every path returned is
+ * owned by the caller. */
 #ifndef STAPRELAY_TESTUTIL_H
 #define STAPRELAY_TESTUTIL_H
 
+#include <check.h>
 #include <stddef.h>
+
+/* Each tests/<part>_<module>.c tests one module and defines its one
+ * suite, named after the file: TEST_SUITE(<part>_<module>) { ... return
+ * s; }, with suite_create(test_suite_name).  The Makefile registers the
+ * suite of every tests/<part>_*.c in check_<part>'s list (tests/
+ * gen-suites.sh); nothing is kept by hand. */
+#define TEST_SUITE(name)                               \
+    static const char test_suite_name[] = #name;       \
+    Suite *name##_suite(void);                         \
+    Suite *name##_suite(void)
 
 /* Create a fresh directory under $TMPDIR; returns a malloc'd path. */
 char *tu_mkdtemp(void);

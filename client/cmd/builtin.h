@@ -14,5 +14,7 @@ int cmd_heatmap(int argc, char **argv);
 int cmd_live(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_graph(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 
 #endif

@@ -1,5 +1,6 @@
 /* cmd_flame: `staprelay flame` -- inputs to an interactive SVG flame
- * graph (or speedscope JSON). */
+ * graph (or speedscope JSON, or a pprof profile: a run's samples as
+ * pprof with --run and --format pprof). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +8,7 @@
 #include "client/cmd/builtin.h"
 #include "client/render/flamesvg.h"
 #include "client/stack/flametree.h"
+#include "client/render/pprof_write.h"
 #include "client/render/speedscope.h"
 
 static const char flame_usage[] =
@@ -14,7 +16,7 @@ static const char flame_usage[] =
     "[--countname N] [--nametype T] [--width PX] [--height PX] "
     "[--fontsize N] [--fonttype F] [--minwidth PX|N%] [--colors PALETTE] "
     "[--hash] [--reverse] [--inverted] [--flamechart] [--sort name|weight] "
-    "[--format svg|speedscope] [-o FILE] [FILE...]\n"
+    "[--format svg|speedscope|pprof] [--sample-times] [-o FILE] [FILE...]\n"
     "       staprelay flame [SVG options] {-h HOST[:PORT]... [-t INTERVAL] "
     "[-T END] | -a ARCHIVE|FARM... [-S START] [-T END]} [--by-host] METRIC...\n"
     "       staprelay flame [SVG options] --series QUERY [--pmproxy URL] "
@@ -32,10 +34,15 @@ int cmd_flame(int argc, char **argv)
     if (rc)
         return rc == 1 ? 0 : rc;
     const char *fmt = o.format ? o.format : "svg";
-    if (strcmp(fmt, "svg") && strcmp(fmt, "speedscope")) {
+    if (strcmp(fmt, "svg") && strcmp(fmt, "speedscope")
+        && strcmp(fmt, "pprof")) {
         fprintf(stderr, "staprelay flame: unknown --format %s\n", fmt);
         return 2;
     }
+    struct pprof_builder *pb = inout_pprof_start(&o, strcmp(fmt, "pprof") == 0,
+                                                 &rc);
+    if (rc)
+        return rc;
     pcp_run run;
     memset(&run, 0, sizeof run);
     o.pcp.run_info = o.pcp.run ? &run : NULL;
@@ -56,9 +63,13 @@ int cmd_flame(int argc, char **argv)
                 "Did something go wrong?\n", total);
     if (rc == 0) {
         bool ss = strcmp(fmt, "speedscope") == 0;
-        FILE *out = inout_open_output(&o, ss ? "flame.json" : "flame.svg");
+        FILE *out = inout_open_output(&o, pb ? "flame.pb.gz" : ss
+                                      ? "flame.json" : "flame.svg");
         if (out == NULL) {
             rc = 1;
+        } else if (pb) {
+            rc = inout_pprof_finish(&o, pb, out);
+            pb = NULL;
         } else if (ss) {
             speedscope_write(out, tab, diff ? 1 : 0,
                              o.svg.title ? o.svg.title : "staprelay flame",
@@ -78,6 +89,7 @@ int cmd_flame(int argc, char **argv)
             rc = inout_close_output(&o, out);
         }
     }
+    pprof_builder_free(pb);
     stacktab_free(tab);
     sb_free(&sub);
     pcp_run_free(&run);

@@ -1,17 +1,18 @@
 /* cmd_fold: `staprelay fold` -- collapse inputs to sorted folded text
- * (or speedscope JSON). */
+ * (or speedscope JSON, or a pprof profile). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "client/cmd/inout.h"
 #include "client/cmd/builtin.h"
 #include "client/render/folded_out.h"
+#include "client/render/pprof_write.h"
 #include "client/render/speedscope.h"
 
 static const char fold_usage[] =
     "staprelay fold [--input-format folded|perf|stap] [--pid] [--tid] "
-    "[--kernel] [--jit] [--all] [--addrs] [--format folded|speedscope] "
-    "[-o FILE] [FILE...]\n"
+    "[--kernel] [--jit] [--all] [--addrs] [--format folded|speedscope|pprof] "
+    "[--sample-times] [--sample-index I] [-o FILE] [FILE...]\n"
     "       staprelay fold -h HOST[:PORT]... [-t INTERVAL] [-T END] "
     "[--by-host] [--pid] [--tid] [-o FILE] METRIC...\n"
     "       staprelay fold -a ARCHIVE|FARM... [-S START] [-T END] [--by-host] "
@@ -27,10 +28,15 @@ int cmd_fold(int argc, char **argv)
     if (rc)
         return rc == 1 ? 0 : rc;
     const char *fmt = o.format ? o.format : "folded";
-    if (strcmp(fmt, "folded") && strcmp(fmt, "speedscope")) {
+    if (strcmp(fmt, "folded") && strcmp(fmt, "speedscope")
+        && strcmp(fmt, "pprof")) {
         fprintf(stderr, "staprelay fold: unknown --format %s\n", fmt);
         return 2;
     }
+    struct pprof_builder *pb = inout_pprof_start(&o, strcmp(fmt, "pprof") == 0,
+                                                 &rc);
+    if (rc)
+        return rc;
     stacktab *tab = stacktab_new();
     rc = inout_read_inputs(&o, o.files, o.nfiles, 0, tab);
     if (rc == 0 && stacktab_total(tab, 0) + stacktab_total(tab, 1) <= 0)
@@ -40,13 +46,19 @@ int cmd_fold(int argc, char **argv)
         if (out == NULL) {
             rc = 1;
         } else {
-            if (strcmp(fmt, "speedscope") == 0)
-                speedscope_write(out, tab, 0, "staprelay fold", "none");
-            else
-                folded_write(out, tab, stacktab_has_col1(tab));
-            rc = inout_close_output(&o, out);
+            if (pb) {
+                rc = inout_pprof_finish(&o, pb, out);
+                pb = NULL;
+            } else {
+                if (strcmp(fmt, "speedscope") == 0)
+                    speedscope_write(out, tab, 0, "staprelay fold", "none");
+                else
+                    folded_write(out, tab, stacktab_has_col1(tab));
+                rc = inout_close_output(&o, out);
+            }
         }
     }
+    pprof_builder_free(pb);
     stacktab_free(tab);
     return rc;
 }

@@ -13,6 +13,7 @@
 #include "client/cmd/inout.h"
 #include "client/input/collapse_perf.h"
 #include "client/input/linereader.h"
+#include "client/input/pprof_read.h"
 #include "client/render/heatmap_out.h"
 #include "client/stack/heatmap.h"
 #include "client/stack/stacksink.h"
@@ -57,6 +58,38 @@ static void observe(void *arg, size_t entry, int col, double weight,
 
 #define DETECT_LINES 400
 
+/* A pprof profile: its samples with a timestamp_ns label (staprelay's
+ * --sample-times exports, perf_data_converter's) are the heat map's; a
+ * cell counts samples (the "samples" values, when the profile has
+ * them).  Closes fp unless it is stdin. */
+static int read_pprof_times(const char *cmd, const char *name, FILE *fp,
+                            int first, const input_options *in,
+                            collect_ctx *ctx)
+{
+    input_options opt = *in;
+    opt.count_samples = true;
+    stack_sink sink;
+    stack_sink_init(&sink, ctx->h->tab, 0, in->strip_hex);
+    stack_sink_observe(&sink, observe, ctx);
+    input_stats st;
+    memset(&st, 0, sizeof st);
+    strbuf err = STRBUF_INIT;
+    int rc = pprof_read_stream(fp, first, &opt, &sink, &st, &err) < 0 ? 1 : 0;
+    if (rc)
+        fprintf(stderr, "staprelay %s: %s: %s\n", cmd, name, err.buf);
+    else if (sink.first_ns == STACK_TIME_UNKNOWN) {
+        fprintf(stderr, "staprelay %s: %s: the pprof profile's samples have "
+                "no times (a timestamp_ns label: staprelay fold --format "
+                "pprof --sample-times writes them)\n", cmd, name);
+        rc = 2;
+    }
+    sb_free(&err);
+    stack_sink_free(&sink);
+    if (fp != stdin)
+        fclose(fp);
+    return rc;
+}
+
 static int read_perf(const char *cmd, const char *path,
                      const input_options *in, collect_ctx *ctx)
 {
@@ -71,6 +104,11 @@ static int read_perf(const char *cmd, const char *path,
             return 1;
         }
     }
+    int first = getc(fp);
+    if (first == 0x1f || in->format == INPUT_PPROF)
+        return read_pprof_times(cmd, name, fp, first, in, ctx);
+    if (first != EOF)
+        ungetc(first, fp);
     linereader lr;
     lr_init(&lr, fp);
     input_format fmt = in->format;

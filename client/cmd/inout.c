@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/render/pprof_write.h"
 #include "common/xalloc.h"
 
 char *inout_output_name(const cmd_opts *o, const char *kind)
@@ -76,6 +77,19 @@ int inout_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
     return 0;
 }
 
+/* What a pprof profile gave: the sample type read (pprof's choice or
+ * --sample-index), and the samples left out. */
+static void inout_pprof_notes(const cmd_opts *o, const char *name,
+                              const input_stats *st)
+{
+    fprintf(stderr, "staprelay %s: %s: pprof profile, values of %s\n",
+            o->command, name, st->event[0] ? st->event : "no sample type");
+    if (st->ignored)
+        fprintf(stderr, "staprelay %s: %s: ignored %" PRIu64 " samples "
+                "(negative values, no locations, or stacks over 1 MiB)\n",
+                o->command, name, st->ignored);
+}
+
 int inout_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
                     stacktab *tab)
 {
@@ -101,6 +115,10 @@ int inout_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
         }
         sb_free(&err);
         const char *name = strcmp(files[i], "-") == 0 ? "stdin" : files[i];
+        if (st.format == INPUT_PPROF) {
+            inout_pprof_notes(o, name, &st);
+            continue;
+        }
         if (st.ignored)
             fprintf(stderr, "staprelay %s: %s: ignored %" PRIu64
                     " lines with invalid format\n", o->command, name,
@@ -201,4 +219,45 @@ int inout_empty_input(const cmd_opts *o)
             "(expected folded stacks, perf script output or SystemTap "
             "backtraces)\n", o->command);
     return 2;
+}
+
+pprof_builder *inout_pprof_start(cmd_opts *o, bool pprof, int *rc)
+{
+    *rc = 0;
+    if (!pprof) {
+        if (o->sample_times) {
+            fprintf(stderr, "staprelay %s: --sample-times adds the samples' "
+                    "times to a pprof profile: it needs --format pprof\n",
+                    o->command);
+            *rc = 2;
+        }
+        return NULL;
+    }
+    pprof_builder *b = pprof_builder_new(o->sample_times);
+    o->in.on_detail = pprof_builder_observe;
+    o->in.on_detail_arg = b;
+    return b;
+}
+
+int inout_pprof_finish(cmd_opts *o, pprof_builder *b, FILE *out)
+{
+    strbuf notes = STRBUF_INIT, comment = STRBUF_INIT;
+    sb_printf(&comment, "staprelay %s", o->command);
+    int wrc = pprof_builder_write(b, out, comment.buf, &notes);
+    pprof_builder_free(b);
+    for (const char *p = notes.buf; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        fprintf(stderr, "staprelay %s: %.*s\n", o->command, (int)n, p);
+        p += n + (nl != NULL);
+    }
+    sb_free(&notes);
+    sb_free(&comment);
+    if (wrc != 0) {
+        fprintf(stderr, "staprelay %s: write error on %s\n", o->command,
+                o->output ? o->output : "stdout");
+        inout_discard_output(o, out);
+        return 1;
+    }
+    return inout_close_output(o, out);
 }

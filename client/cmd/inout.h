@@ -42,6 +42,15 @@ char *inout_output_name(const cmd_opts *o, const char *kind);
  * request is the run's, made safe (pcp_run_text). */
 void inout_run_title(strbuf *sb, const char *name, const pcp_run *r);
 
+/* --format pprof: a builder watching the inputs (install before
+ * reading; NULL without --format pprof, or after a usage error about
+ * --sample-times, then *rc is 2), and writing it out. */
+struct pprof_builder;
+struct pprof_builder *inout_pprof_start(cmd_opts *o, bool pprof, int *rc);
+/* Write the profile to out and close out (as inout_close_output);
+ * frees the builder.  Returns 0 or 1. */
+int inout_pprof_finish(cmd_opts *o, struct pprof_builder *b, FILE *out);
+
 /* The "no stacks" error (exit status 2). */
 int inout_empty_input(const cmd_opts *o);
 

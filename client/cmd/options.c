@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "client/stack/heatmap.h"
+#include "common/duration.h"
+#include "common/script_opts.h"
 
 enum {
     O_INPUT_FORMAT = 256, O_PID, O_TID, O_KERNEL, O_JIT, O_ALL, O_ADDRS,
@@ -25,6 +27,8 @@ enum {
     O_HEATMAP_KIND,
     O_DURATION, O_SCRIPT_NAME, O_HZ, O_SCRIPT_PID, O_CMD, O_KERNEL_ONLY,
     O_USER_ONLY, O_SCRIPT_DIR, O_BACKEND,
+    O_SAMPLE_INDEX, O_SAMPLE_TIMES, O_NODECOUNT, O_NODEFRACTION,
+    O_EDGEFRACTION,
 };
 
 /* Every option of every command.  A long name or a short letter may
@@ -49,6 +53,8 @@ static const opt_def options[] = {
     { "jit",            no_argument,       0,   O_JIT,            OPTS_INPUT },
     { "all",            no_argument,       0,   O_ALL,            OPTS_INPUT },
     { "addrs",          no_argument,       0,   O_ADDRS,          OPTS_INPUT },
+    { "sample-index",   required_argument, 0,   O_SAMPLE_INDEX,   OPTS_INPUT },
+    { "sample-times",   no_argument,       0,   O_SAMPLE_TIMES,   OPTS_OUTPUT },
     { "title",          required_argument, 0,   O_TITLE,          OPTS_SVG },
     { "subtitle",       required_argument, 0,   O_SUBTITLE,       OPTS_SVG },
     { "countname",      required_argument, 0,   O_COUNTNAME,      OPTS_SVG },
@@ -90,6 +96,9 @@ static const opt_def options[] = {
     { "rows",           required_argument, 0,   O_ROWS,           OPTS_HEATMAP },
     { "enhance",        no_argument,       0,   O_ENHANCE,        OPTS_HEATMAP },
     { "keep-idle",      no_argument,       0,   O_KEEP_IDLE,      OPTS_HEATMAP },
+    { "nodecount",      required_argument, 0,   O_NODECOUNT,      OPTS_GRAPH },
+    { "nodefraction",   required_argument, 0,   O_NODEFRACTION,   OPTS_GRAPH },
+    { "edgefraction",   required_argument, 0,   O_EDGEFRACTION,   OPTS_GRAPH },
     { "dir",            required_argument, 0,   O_LIVE_DIR,       OPTS_LIVE },
     { "window-minutes", required_argument, 0,   O_WINDOW_MINUTES, OPTS_LIVE },
     { "flame-seconds",  required_argument, 0,   O_FLAME_SECONDS,  OPTS_LIVE },
@@ -319,6 +328,13 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
     case O_JIT: o->in.perf.annotate_jit = true; break;
     case O_ALL: o->in.perf.annotate_kernel = o->in.perf.annotate_jit = true; break;
     case O_ADDRS: o->in.perf.include_addrs = true; break;
+    case O_SAMPLE_INDEX:
+        if (*arg == '\0')
+            return cmd_opts_error(o, usage, "--sample-index needs a number "
+                                  "or a sample type name");
+        o->in.sample_index = arg;
+        break;
+    case O_SAMPLE_TIMES: o->sample_times = true; break;
     case O_TITLE: o->svg.title = arg; break;
     case O_SUBTITLE: o->svg.subtitle = arg; break;
     case O_COUNTNAME: o->svg.countname = arg; break;
@@ -394,6 +410,16 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
         o->rows = (int)n;
         break;
     case O_ENHANCE: o->enhance = true; break;
+    case O_NODECOUNT:
+        return number(o, usage, "--nodecount", arg, 0, 1000000, &o->nodecount);
+    case O_NODEFRACTION:
+    case O_EDGEFRACTION:
+        if (!parse_double(arg, 0, &d) || d > 1)
+            return cmd_opts_error(o, usage, "%s takes a fraction from 0 to "
+                                  "1: %s", id == O_NODEFRACTION
+                                  ? "--nodefraction" : "--edgefraction", arg);
+        *(id == O_NODEFRACTION ? &o->nodefraction : &o->edgefraction) = d;
+        break;
     case O_KEEP_IDLE: o->keep_idle = true; break;
     case O_LIVE_DIR:
         if (*arg == '\0')
@@ -415,7 +441,7 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
         o->want_svg = strcmp(arg, "html") != 0;
         break;
     case O_DURATION:
-        o->script.duration = run_parse_duration(arg);
+        o->script.duration = duration_parse(arg);
         if (o->script.duration <= 0)
             return cmd_opts_error(o, usage, "bad duration '%s' (seconds, or "
                                   "with a unit: 500ms, 10s, 2m, 1h)", arg);
@@ -429,15 +455,13 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
         o->script.name = arg;
         break;
     case O_HZ:
-        if (!parse_long(arg, 1, 100000, &o->script.hz))
-            return cmd_opts_error(o, usage, "bad --hz '%s' (1..100000)", arg);
-        o->script.given |= RUN_OPT_HZ;
+    case O_SCRIPT_PID: {
+        const script_opt *so = script_opt_find(id == O_HZ ? "hz" : "pid");
+        if (!script_opt_value(so, arg, id == O_HZ ? &o->script.hz : &o->script.pid))
+            return cmd_opts_error(o, usage, "bad --%s '%s' (%s)", so->name, arg, so->what);
+        o->script.given |= id == O_HZ ? RUN_OPT_HZ : RUN_OPT_PID;
         break;
-    case O_SCRIPT_PID:
-        if (!parse_long(arg, 1, 0x3fffffff, &o->script.pid))
-            return cmd_opts_error(o, usage, "bad --pid '%s'", arg);
-        o->script.given |= RUN_OPT_PID;
-        break;
+    }
     case O_CMD:
         if (*arg == '\0')
             return cmd_opts_error(o, usage, "empty --cmd");
@@ -535,6 +559,9 @@ static void defaults(cmd_opts *o, const char *command)
     o->flame_s = 30;
     o->max_samples = 2000000;
     o->want_html = o->want_svg = true;
+    o->nodecount = 80;           /* pprof's defaults */
+    o->nodefraction = 0.005;
+    o->edgefraction = 0.001;
 }
 
 /* The getopt_long table and short-option string of the options the

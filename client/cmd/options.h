@@ -17,7 +17,8 @@
 #include "client/util/outfile.h"
 
 enum {
-    OPTS_INPUT    = 1 << 0,  /* --input-format, perf collapse options */
+    OPTS_INPUT    = 1 << 0,  /* --input-format, perf collapse options,
+                              * --sample-index (pprof input) */
     OPTS_SVG      = 1 << 1,  /* rendering options */
     OPTS_DIFF     = 1 << 2,  /* --normalize --strip-hex --negate --elided --folded */
     OPTS_TOP      = 1 << 3,  /* --limit --by */
@@ -25,13 +26,14 @@ enum {
     OPTS_PCP      = 1 << 5,  /* -h -a -t -S -T --metric --by-host
                               * --series --pmproxy */
     OPTS_FROM_RUN = 1 << 6,  /* --run --output-dir --name: a run's records */
-    OPTS_OUTPUT   = 1 << 7,  /* -o --format */
+    OPTS_OUTPUT   = 1 << 7,  /* -o --format --sample-times */
     OPTS_HEATMAP  = 1 << 8,  /* --rows --enhance --keep-idle */
     OPTS_LIVE     = 1 << 9,  /* --dir --window-minutes --flame-seconds
                               * --max-samples --heatmap */
     OPTS_SCRIPT   = 1 << 10, /* run's: -T --name --hz --pid --cmd
                               * --kernel-only --user-only --dir --backend;
                               * exactly one argument, the script */
+    OPTS_GRAPH    = 1 << 11, /* --nodecount --nodefraction --edgefraction */
 };
 
 typedef struct cmd_opts {
@@ -41,6 +43,7 @@ typedef struct cmd_opts {
     svg_options   svg;
     const char   *output;      /* -o; NULL = stdout */
     const char   *format;      /* --format */
+    bool          sample_times; /* --sample-times (--format pprof) */
     bool          reverse;
     bool          sort_weight;
     bool          normalize;
@@ -78,6 +81,9 @@ typedef struct cmd_opts {
     long          flame_s;     /* 30 */
     long          max_samples; /* 2000000 */
     bool          want_html, want_svg;   /* --heatmap; both by default */
+    /* OPTS_GRAPH: pprof's cut-offs (80, 0.005, 0.001) */
+    long          nodecount;
+    double        nodefraction, edgefraction;
     /* OPTS_SCRIPT: the script named and its options */
     run_opts      script;
 } cmd_opts;

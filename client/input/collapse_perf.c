@@ -18,6 +18,11 @@ struct perf_collapser {
     stackfold    frames;      /* the sample's frames, leaf first */
     strbuf       stack;       /* assembled root-first stack */
     strbuf       event;       /* event filter */
+    /* what pprof export keeps of the sample (stack_context) */
+    strbuf       comm;
+    int64_t      pid, tid;    /* -1: not printed */
+    bool         has_period;
+    strbuf       weight_type; /* the event, without modifiers */
     uint64_t     ignored;
     uint64_t     filtered;
 };
@@ -49,6 +54,8 @@ void perf_collapser_free(perf_collapser *pc)
     stackfold_free(&pc->frames);
     sb_free(&pc->stack);
     sb_free(&pc->event);
+    sb_free(&pc->comm);
+    sb_free(&pc->weight_type);
     free(pc);
 }
 
@@ -63,6 +70,15 @@ bool perf_collapser_sample_time(const perf_collapser *pc, int64_t *ns)
 {
     *ns = pc->time_ns;
     return pc->has_time;
+}
+
+/* The length of the leading part of s[0..n) without any of reject. */
+static size_t strcspn_n(const char *s, size_t n, const char *reject)
+{
+    size_t i = 0;
+    while (i < n && strchr(reject, s[i]) == NULL)
+        i++;
+    return i;
 }
 
 static void reset_sample(perf_collapser *pc)
@@ -83,8 +99,50 @@ static void emit_sample(perf_collapser *pc)
         sb_addc(&pc->stack, ';');
         stackfold_write(&pc->frames, &pc->stack);
     }
-    stack_sink_add(pc->sink, pc->stack.buf, pc->stack.len, pc->period, -1);
+    stack_context ctx = {
+        .comm = pc->comm.buf, .comm_len = pc->comm.len,
+        .pid = pc->pid, .tid = pc->tid,
+        .time_ns = pc->has_time ? pc->time_ns : STACK_TIME_UNKNOWN,
+        .samples = 1,
+        .frames = &pc->frames,
+    };
+    if (pc->has_period)
+        perf_weight_type(pc->weight_type.buf, &ctx.weight_type,
+                         &ctx.weight_unit);
+    stack_sink_add_ctx(pc->sink, pc->stack.buf, pc->stack.len, pc->period, -1,
+                       STACK_TIME_UNKNOWN, &ctx);
     reset_sample(pc);
+}
+
+void perf_weight_type(const char *event, const char **type, const char **unit)
+{
+    /* the software clocks count nanoseconds (perf's cpu-clock and
+     * task-clock periods); any other event counts its own events */
+    if (event == NULL || *event == '\0') {
+        *type = "events";
+        *unit = "count";
+    } else if (strcmp(event, "cpu-clock") == 0
+               || strcmp(event, "task-clock") == 0) {
+        *type = "cpu";
+        *unit = "nanoseconds";
+    } else {
+        *type = event;
+        *unit = "count";
+    }
+}
+
+/* A decimal PID or TID as perf printed it, or -1. */
+static int64_t header_id(const char *s, size_t n)
+{
+    int64_t v = 0;
+    if (s == NULL || n == 0 || n > 10)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
 }
 
 static void on_header(perf_collapser *pc, const perf_header *h)
@@ -102,6 +160,14 @@ static void on_header(perf_collapser *pc, const perf_header *h)
         }
     }
     pc->period = h->period > 0 ? h->period : 1;
+    pc->has_period = h->period > 0;
+    sb_reset(&pc->weight_type);
+    if (h->event)
+        sb_add(&pc->weight_type, h->event, strcspn_n(h->event, h->event_len, ":"));
+    sb_reset(&pc->comm);
+    sb_add(&pc->comm, h->comm, h->comm_len);
+    pc->pid = header_id(h->pid, h->pid_len);
+    pc->tid = header_id(h->tid, h->tid_len);
     pc->has_time = h->has_time;
     pc->time_ns = h->time_ns;
     sb_reset(&pc->root);

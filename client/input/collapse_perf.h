@@ -42,4 +42,11 @@ uint64_t perf_collapser_filtered(const perf_collapser *pc);
  * (valid inside the sink's callbacks); false when it printed none. */
 bool perf_collapser_sample_time(const perf_collapser *pc, int64_t *ns);
 
+/* What a perf sample's period measures, as a pprof sample type: the
+ * software clocks (cpu-clock, task-clock) count nanoseconds of CPU
+ * ("cpu", "nanoseconds"); any other event counts itself (EVENT,
+ * "count").  event is the event name without modifiers. */
+void perf_weight_type(const char *event, const char **type,
+                      const char **unit);
+
 #endif

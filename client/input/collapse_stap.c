@@ -75,7 +75,12 @@ void stap_collapser_line(stap_collapser *sc, const char *s, size_t n)
         } else {
             sb_reset(&sc->stack);
             stackfold_write(&sc->frames, &sc->stack);
-            stack_sink_add(sc->sink, sc->stack.buf, sc->stack.len, count, -1);
+            stack_context ctx = {
+                .pid = -1, .tid = -1, .time_ns = STACK_TIME_UNKNOWN,
+                .samples = count, .frames = &sc->frames,
+            };
+            stack_sink_add_ctx(sc->sink, sc->stack.buf, sc->stack.len,
+                               count, -1, STACK_TIME_UNKNOWN, &ctx);
         }
         stackfold_reset(&sc->frames);
         sc->pending_lines = 0;

@@ -9,6 +9,7 @@
 #include "common/frames.h"
 #include "client/input/folded.h"
 #include "client/input/linereader.h"
+#include "client/input/pprof_read.h"
 #include "client/stack/stacksink.h"
 
 #define DETECT_LINES 400
@@ -20,6 +21,7 @@ const char *input_format_name(input_format f)
     case INPUT_FOLDED: return "folded";
     case INPUT_PERF:   return "perf";
     case INPUT_STAP:   return "stap";
+    case INPUT_PPROF:  return "pprof";
     default:           return "auto";
     }
 }
@@ -30,6 +32,7 @@ bool input_format_parse(const char *name, input_format *out)
         { "auto", INPUT_AUTO }, { "folded", INPUT_FOLDED },
         { "perf", INPUT_PERF }, { "perf-script", INPUT_PERF },
         { "stap", INPUT_STAP }, { "systemtap", INPUT_STAP },
+        { "pprof", INPUT_PPROF },
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i].n) == 0) {
@@ -73,9 +76,37 @@ input_format input_detect(const char *const *lines, const size_t *lens,
     return INPUT_FOLDED;
 }
 
-int input_read_stream(FILE *fp, const input_options *opt, stacktab *tab,
-                      input_stats *st)
+/* A pprof profile: asked for, or gzip's first byte (0x1f is no text). */
+static int read_pprof(FILE *fp, int first, const input_options *opt,
+                      stacktab *tab, input_stats *st, strbuf *err)
 {
+    stack_sink sink;
+    stack_sink_init(&sink, tab, opt->col, opt->strip_hex);
+    stack_sink_observe(&sink, opt->on_sample, opt->on_sample_arg);
+    stack_sink_observe_detail(&sink, opt->on_detail, opt->on_detail_arg);
+    input_stats one;
+    memset(&one, 0, sizeof one);
+    int rc = pprof_read_stream(fp, first, opt, &sink, &one, err);
+    st->ignored += one.ignored;
+    st->stacks += one.stacks;
+    st->format = INPUT_PPROF;
+    memcpy(st->event, one.event, sizeof st->event);
+    stack_sink_free(&sink);
+    return rc;
+}
+
+int input_read_stream(FILE *fp, const input_options *opt, stacktab *tab,
+                      input_stats *st, strbuf *err)
+{
+    int first = getc(fp);
+    if (first == 0x1f || (opt->format == INPUT_PPROF && first != EOF))
+        return read_pprof(fp, first, opt, tab, st, err);
+    if (first != EOF)
+        ungetc(first, fp);
+    if (opt->format == INPUT_PPROF) {
+        sb_adds(err, "empty input (expected a pprof profile)");
+        return -1;
+    }
     linereader lr;
     lr_init(&lr, fp);
     input_format fmt = opt->format;
@@ -92,6 +123,7 @@ int input_read_stream(FILE *fp, const input_options *opt, stacktab *tab,
     stack_sink sink;
     stack_sink_init(&sink, tab, opt->col, opt->strip_hex);
     stack_sink_observe(&sink, opt->on_sample, opt->on_sample_arg);
+    stack_sink_observe_detail(&sink, opt->on_detail, opt->on_detail_arg);
     perf_collapser *pc = NULL;
     stap_collapser *sc = NULL;
     frame_opts fo = perf_frame_opts(&opt->perf);
@@ -134,15 +166,26 @@ int input_read_stream(FILE *fp, const input_options *opt, stacktab *tab,
 int input_read_path(const char *path, const input_options *opt,
                     stacktab *tab, input_stats *st, strbuf *err)
 {
-    if (path == NULL || strcmp(path, "-") == 0)
-        return input_read_stream(stdin, opt, tab, st);
-    FILE *fp = fopen(path, "r");
+    bool is_stdin = path == NULL || strcmp(path, "-") == 0;
+    const char *name = is_stdin ? "stdin" : path;
+    FILE *fp = is_stdin ? stdin : fopen(path, "r");
     if (fp == NULL) {
         sb_printf(err, "%s: %s", path, strerror(errno));
         return -1;
     }
-    int rc = input_read_stream(fp, opt, tab, st);
-    if (ferror(fp)) {
+    strbuf why = STRBUF_INIT;
+    int rc = input_read_stream(fp, opt, tab, st, &why);
+    if (rc != 0)
+        sb_printf(err, "%s: %s", name, why.buf ? why.buf : "read error");
+    sb_free(&why);
+    if (fp == stdin) {
+        if (rc == 0 && ferror(fp)) {
+            sb_printf(err, "%s: read error", name);
+            rc = -1;
+        }
+        return rc;
+    }
+    if (rc == 0 && ferror(fp)) {
         sb_printf(err, "%s: read error", path);
         rc = -1;
     }

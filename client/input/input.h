@@ -1,6 +1,8 @@
 /* input: reads profile files (folded, perf script, SystemTap backtrace
- * text) into a stacktab.  Detects the format from the first lines unless
- * told, streams the rest line by line, and counts what it could not use.
+ * text, pprof profiles) into a stacktab.  Detects the format from the
+ * first lines unless told (a file starting with gzip's magic is a pprof
+ * profile: input/pprof_read), streams the text line by line, and counts
+ * what it could not use.
  *
  * The PCP inputs (live pmcd -h, archive -a; pcp_input.h) are further
  * producers of the same stack_sink and share input_options. */
@@ -20,6 +22,7 @@ typedef enum {
     INPUT_FOLDED,
     INPUT_PERF,
     INPUT_STAP,
+    INPUT_PPROF,    /* binary: profile.proto, gzipped or not */
 } input_format;
 
 typedef struct input_options {
@@ -29,6 +32,15 @@ typedef struct input_options {
     int          col;        /* stacktab column for single counts */
     stack_sample_fn on_sample;   /* optional per-sample observer */
     void        *on_sample_arg;
+    stack_detail_fn on_detail;   /* optional: each sample with what the
+                                  * input knows of it (pprof export) */
+    void        *on_detail_arg;
+    const char  *sample_index;   /* pprof input: --sample-index, or NULL
+                                  * for the profile's default */
+    bool         count_samples;  /* pprof input without --sample-index:
+                                  * read the "samples" values when the
+                                  * profile has them (heat maps count
+                                  * samples) */
 } input_options;
 
 typedef struct input_stats {
@@ -37,11 +49,12 @@ typedef struct input_stats {
     uint64_t     stacks;     /* stacks delivered (before merging) */
     uint64_t     filtered;   /* perf samples of other event types */
     input_format format;     /* format used for the last file */
-    char         event[64];  /* perf event type kept */
+    char         event[64];  /* perf event type kept; pprof: the sample
+                              * type read, "TYPE (UNIT)" */
 } input_stats;
 
 const char *input_format_name(input_format f);
-/* "folded", "perf", "stap" (also "auto"); false if unknown. */
+/* "folded", "perf", "stap", "pprof" (also "auto"); false if unknown. */
 bool input_format_parse(const char *name, input_format *out);
 
 /* Guess the format from some lines (e.g. the first 200). */
@@ -50,7 +63,7 @@ input_format input_detect(const char *const *lines, const size_t *lens,
 
 /* Read one stream into tab.  Returns 0, or -1 with a message in err. */
 int input_read_stream(FILE *fp, const input_options *opt, stacktab *tab,
-                      input_stats *st);
+                      input_stats *st, strbuf *err);
 /* Read a path ("-" = stdin). */
 int input_read_path(const char *path, const input_options *opt,
                     stacktab *tab, input_stats *st, strbuf *err);

@@ -16,6 +16,7 @@
 #include "client/input/pcp_events.h"
 #include "client/input/pmseries.h"
 #include "client/stack/stacksink.h"
+#include "client/util/stopsig.h"
 #include "common/xalloc.h"
 #include "relay/strmap.h"
 
@@ -413,9 +414,18 @@ static void on_sample(void *arg, const pcp_sample *smp)
     if (rd->po->on_stack)
         rd->po->on_stack(rd->po->hook_arg, rd->stack.buf, rd->stack.len,
                          smp->weight, smp->when_ns);
-    else
-        stack_sink_add_at(&rd->sink, rd->stack.buf, rd->stack.len,
-                          smp->weight, s->col, smp->when_ns);
+    else {
+        stack_context ctx = {
+            .comm = smp->comm, .comm_len = smp->comm_len,
+            .pid = smp->has_pid ? smp->pid : -1,
+            .tid = smp->has_tid ? smp->tid : -1,
+            .host = s->host[0] ? s->host : NULL,
+            .time_ns = smp->when_ns,
+            .samples = smp->weight,      /* a record's count is samples */
+        };
+        stack_sink_add_ctx(&rd->sink, rd->stack.buf, rd->stack.len,
+                           smp->weight, s->col, smp->when_ns, &ctx);
+    }
     rd->st->stacks++;
 }
 
@@ -520,14 +530,6 @@ static void process_result(reader *rd, source *s, const pmResult *r)
 
 /* ---- live ------------------------------------------------------------ */
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop_signal(int sig)
-{
-    (void)sig;
-    stop_requested = 1;
-}
-
 static double mono_now(void)
 {
     struct timespec ts;
@@ -538,10 +540,10 @@ static double mono_now(void)
 static void sleep_until(double when)
 {
     double d = when - mono_now();
-    if (d <= 0 || stop_requested)
+    if (d <= 0 || stopsig_count())
         return;
     struct timespec ts = { (time_t)d, (long)((d - (time_t)d) * 1e9) };
-    nanosleep(&ts, NULL);   /* EINTR: the caller re-checks stop_requested */
+    nanosleep(&ts, NULL);   /* EINTR: the caller re-checks stopsig_count() */
 }
 
 /* ---- runs (--run NAME) ------------------------------------------------ */
@@ -814,7 +816,7 @@ static int run_wait_live(reader *rd, source *s, run_follow *rf,
         if (end >= 0 && next > end)
             next = end;
         sleep_until(next);
-        if (stop_requested) {
+        if (stopsig_count()) {
             sb_printf(err, "interrupted while waiting for run %s", rf->name);
             return 1;
         }
@@ -984,14 +986,8 @@ static int collect_live(reader *rd, pcp_options *runpo, source *srcs, int n,
         end = mono_now() + pmtimevalSub(&re, &now);
     }
 
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sa.sa_flags = SA_RESETHAND;     /* a second Ctrl-C kills */
-    sigemptyset(&sa.sa_mask);
-    stop_requested = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    stopsig_saved saved;
+    stopsig_catch(&saved, STOPSIG_SECOND_KILLS);   /* a second Ctrl-C kills */
 
     int rc = 0;
     if (rf) {       /* one source: the run's host */
@@ -1005,7 +1001,7 @@ static int collect_live(reader *rd, pcp_options *runpo, source *srcs, int n,
     bool done = fetch_live(rd, srcs, n) != 0;  /* registers each context */
     if (rf && !done)
         done = run_progress(rd, &srcs[0], rf);
-    while (!stop_requested && !done) {
+    while (!stopsig_count() && !done) {
         double now = mono_now();
         if (end >= 0 && now >= end)
             break;
@@ -1014,13 +1010,13 @@ static int collect_live(reader *rd, pcp_options *runpo, source *srcs, int n,
         if (end >= 0 && next > end)
             next = end;
         sleep_until(next);
-        if (stop_requested)
+        if (stopsig_count())
             break;
         done = fetch_live(rd, srcs, n) != 0;
         if (rf && !done)
             done = run_progress(rd, &srcs[0], rf);
     }
-    if (stop_requested) {
+    if (stopsig_count()) {
         rd->st->interrupted = true;
         fetch_live(rd, srcs, n);    /* what arrived since the last tick */
     }
@@ -1029,8 +1025,7 @@ static int collect_live(reader *rd, pcp_options *runpo, source *srcs, int n,
                 "ended; drawing what arrived\n", rd->cmd, rf->name,
                 pcp_run_state_name(rf->cur.state));
 out:
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    stopsig_restore(&saved);
     return rc;
 }
 
@@ -1251,6 +1246,7 @@ int pcp_input_read(const pcp_options *po, const input_options *in,
                   .stack = STRBUF_INIT };
     stack_sink_init(&rd.sink, tab, in->col, in->strip_hex);
     stack_sink_observe(&rd.sink, in->on_sample, in->on_sample_arg);
+    stack_sink_observe_detail(&rd.sink, in->on_detail, in->on_detail_arg);
     if (po->series) {
         int rc = read_series(&rd, err);
         stack_sink_free(&rd.sink);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "client/util/stopsig.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
@@ -79,30 +80,15 @@ char *run_which(const char *prog)
 
 /* ---- signals ------------------------------------------------------------ */
 
-static volatile sig_atomic_t stop_count;
-
-static void on_stop(int sig)
-{
-    (void)sig;
-    stop_count++;
-}
-
 void run_signals_install(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = 0;            /* no SA_RESTART: interrupt poll/waitpid */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    stopsig_catch(NULL, STOPSIG_HUP);
     signal(SIGPIPE, SIG_IGN);
 }
 
 int run_stop_requested(void)
 {
-    return stop_count;
+    return stopsig_count();
 }
 
 pid_t run_spawn(char *const argv[], const run_spawn_opts *o)
@@ -609,29 +595,6 @@ static bool newest_headers(const char *root, char *out, size_t len)
 }
 
 /* ---- options ------------------------------------------------------------ */
-
-double run_parse_duration(const char *s)
-{
-    if (s == NULL || *s == '\0')
-        return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno != 0 || v < 0 || v != v)
-        return -1;
-    static const struct { const char *unit; double mul; } units[] = {
-        { "", 1 }, { "s", 1 }, { "sec", 1 }, { "secs", 1 }, { "second", 1 }, { "seconds", 1 },
-        { "ms", 0.001 }, { "msec", 0.001 }, { "msecs", 0.001 },
-        { "m", 60 }, { "min", 60 }, { "mins", 60 }, { "minute", 60 }, { "minutes", 60 },
-        { "h", 3600 }, { "hour", 3600 }, { "hours", 3600 },
-    };
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(end, units[i].unit) == 0) {
-            double r = v * units[i].mul;
-            return r > 366.0 * 86400 ? -1 : r;
-        }
-    return -1;
-}
 
 bool run_name_ok(const char *s)
 {

@@ -107,8 +107,6 @@ typedef struct run_opts {
     unsigned    given;        /* RUN_OPT_* the user gave */
 } run_opts;
 
-/* "4", "4s", "500ms", "2m", "1h", "1.5sec": seconds, or -1. */
-double run_parse_duration(const char *s);
 /* A module / prefix name: [A-Za-z][A-Za-z0-9_]*, at most 48 bytes. */
 bool run_name_ok(const char *s);
 
@@ -132,7 +130,8 @@ int run_perf(const run_script *s, const run_opts *o, const char *name);
 
 /* Shared by the backends (run.c): a deadline and signal handling. */
 void run_signals_install(void);
-/* How many SIGINT/SIGTERM/SIGHUP arrived since run_signals_install(). */
+/* How many SIGINT/SIGTERM/SIGHUP arrived since run_signals_install()
+ * (util/stopsig, the client's one stop handler). */
 int run_stop_requested(void);
 double run_now(void);
 /* Full path of an executable in $PATH, malloc'd, or NULL. */

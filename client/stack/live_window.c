@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "client/util/outfile.h"
+#include "common/hash.h"
 #include "common/xalloc.h"
 
 /* ---- interned, reference-counted stacks ------------------------------- */
@@ -34,16 +35,6 @@ struct live_window {
     size_t        nbuckets;      /* power of two */
     uint64_t      dropped;
 };
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ULL;     /* FNV-1a */
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
 
 live_window *lw_new(size_t max_samples)
 {
@@ -87,7 +78,7 @@ static void rehash(live_window *w, size_t nb)
 
 static uint32_t intern(live_window *w, const char *stack, size_t len)
 {
-    uint64_t h = hash_bytes(stack, len);
+    uint64_t h = fnv1a64(stack, len);
     size_t b = h & (w->nbuckets - 1);
     for (uint32_t i = w->buckets[b]; i != NO_ID; i = w->st[i].next)
         if (w->st[i].hash == h && w->st[i].len == len

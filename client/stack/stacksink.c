@@ -12,6 +12,8 @@ void stack_sink_init(stack_sink *s, stacktab *tab, int col, bool strip_hex)
     s->first_ns = s->last_ns = STACK_TIME_UNKNOWN;
     s->on_sample = NULL;
     s->on_sample_arg = NULL;
+    s->on_detail = NULL;
+    s->on_detail_arg = NULL;
     s->scratch = (strbuf)STRBUF_INIT;
 }
 
@@ -28,14 +30,27 @@ void stack_sink_observe(stack_sink *s, stack_sample_fn fn, void *arg)
     s->on_sample_arg = arg;
 }
 
+void stack_sink_observe_detail(stack_sink *s, stack_detail_fn fn, void *arg)
+{
+    s->on_detail = fn;
+    s->on_detail_arg = arg;
+}
+
 void stack_sink_add(stack_sink *s, const char *stack, size_t len,
                     double weight, int col)
 {
-    stack_sink_add_at(s, stack, len, weight, col, STACK_TIME_UNKNOWN);
+    stack_sink_add_ctx(s, stack, len, weight, col, STACK_TIME_UNKNOWN, NULL);
 }
 
 void stack_sink_add_at(stack_sink *s, const char *stack, size_t len,
                        double weight, int col, int64_t when_ns)
+{
+    stack_sink_add_ctx(s, stack, len, weight, col, when_ns, NULL);
+}
+
+void stack_sink_add_ctx(stack_sink *s, const char *stack, size_t len,
+                        double weight, int col, int64_t when_ns,
+                        const stack_context *ctx)
 {
     if (col < 0)
         col = s->col;
@@ -65,4 +80,6 @@ void stack_sink_add_at(stack_sink *s, const char *stack, size_t len,
     }
     if (s->on_sample)
         s->on_sample(s->on_sample_arg, entry, col, weight, when_ns);
+    if (s->on_detail)
+        s->on_detail(s->on_detail_arg, stack, len, weight, col, when_ns, ctx);
 }

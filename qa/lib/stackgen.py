@@ -28,6 +28,9 @@ p.add_argument("--seconds", type=float, default=0)
 p.add_argument("--lose", type=int, default=0)
 p.add_argument("--host", default="", help="a root frame naming the host")
 p.add_argument("--dump", default="", help="append each record's stack and weight")
+p.add_argument("--realistic", action="store_true",
+               help="frames named like C++/kernel symbols (12-40 bytes), stacks sharing "
+                    "their root frames as a real profile's do")
 a = p.parse_args()
 
 rng = random.Random(a.seed)
@@ -40,6 +43,22 @@ for i in range(a.stacks):
         frames.append("%s_%d" % (words[(i + k) % len(words)], (i * 7 + k) % 5))
     frames[-1] = "leaf%d %s" % (i, words[i % len(words)])
     stacks.append(";".join(frames))
+if a.realistic:
+    parts = ["std", "boost", "folly", "ext4", "vfs", "tcp", "http", "json", "db",
+             "Scheduler", "Request", "Buffer", "Parser", "Index", "Cache", "Worker"]
+    verbs = ["read", "write", "parse", "lookup", "handle", "dispatch", "alloc",
+             "flush", "encode", "decode", "submit", "poll", "wait", "copy"]
+    vocab = []
+    for v in range(600):
+        n = "%s::%s::%s_%d" % (rng.choice(parts), rng.choice(parts), rng.choice(verbs), v)
+        if v % 5 == 0:
+            n += "_[k]"
+        vocab.append(n[:40])
+    stacks = []
+    for i in range(a.stacks):
+        # frame k is shared by the stacks with the same i >> (11 - k): a tree
+        stacks.append(";".join(
+            vocab[((i >> max(0, 11 - k)) * 37 + k * 101) % len(vocab)] for k in range(a.frames)))
 weights = [1.0 / (i + 1) for i in range(a.stacks)]
 
 os.makedirs(a.dir, exist_ok=True)
