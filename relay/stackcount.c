@@ -8,6 +8,9 @@
 
 /* A newcomer must score this much more than a kept stack to replace it. */
 #define KEEP_BONUS 1.25
+/* A change must bring in this much of all the candidates' score more than
+ * it lets go (worth_a_change). */
+#define MATERIAL 0.02
 /* The first refresh interval after the first one; doubled up to refresh. */
 #define FIRST_INTERVAL 1.0
 
@@ -263,6 +266,73 @@ static int rebuild_rows(stackcount *t, uint64_t other_count)
     return 0;
 }
 
+typedef enum { KEEP_ROWS, SWAP_ROWS, NEW_ROWS } refresh_kind;
+
+/* Whether the chosen set (keep) is worth applying.  Bringing in a stack
+ * that has no row changes the instances (and costs a v2 archive a copy of
+ * the whole domain); bringing back a frozen one does not.  Either is done
+ * when it displaces no kept stack (a free row), or when what comes in
+ * outscores what goes by MATERIAL of all the candidates' score: near ties
+ * in the long tail of a profile swap places all the time and matter to no
+ * flame graph.  Otherwise keep becomes the kept set as it is. */
+static refresh_kind worth_a_change(const stackcount *t, bool *keep)
+{
+    double in = 0, out = 0, total = 0;
+    size_t entering = 0, adding = 0, leaving = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const candidate *c = &t->c[i];
+        total += c->score;
+        if (keep[i] && !c->kept) {
+            in += c->score;
+            entering++;
+            adding += c->row < 0;
+        } else if (!keep[i] && c->kept) {
+            out += c->score;
+            leaving++;
+        }
+    }
+    if (entering > 0 && (leaving == 0 || in - out >= MATERIAL * total))
+        return adding > 0 ? NEW_ROWS : SWAP_ROWS;
+    for (size_t i = 0; i < t->n; i++)
+        keep[i] = t->c[i].kept;
+    return KEEP_ROWS;
+}
+
+/* Apply the chosen set: new rows start with their pending weight; a
+ * stack that drops out freezes.  When rows are added anyway, the rows that
+ * froze at an earlier change go, and so does a dropping stack that had no
+ * sample for expiry seconds (its final value is old news).  Returns
+ * whether rows came or went. */
+static bool apply_change(stackcount *t, const bool *keep, double now,
+                         bool new_rows, uint64_t *to_other)
+{
+    bool changed = false;
+    for (size_t i = 0; i < t->n; i++) {
+        candidate *c = &t->c[i];
+        bool gone = new_rows && !keep[i] && c->row >= 0 &&
+                    (!c->kept || now - c->last_seen > t->lim.expiry);
+        if (keep[i] && c->row < 0) {
+            changed = true;
+        } else if (keep[i]) {
+            t->rows[c->row].count += c->pending;   /* kept, or back from frozen */
+            c->pending = 0;
+        } else if (gone) {
+            free(c->name);
+            c->name = NULL;
+            c->kept = false;
+            t->evicted++;
+            changed = true;
+        } else if (c->kept) {
+            c->kept = false;                       /* freezes */
+        }
+        if (!keep[i]) {
+            *to_other += c->pending;
+            c->pending = 0;
+        }
+    }
+    return changed;
+}
+
 static void refresh(stackcount *t, double now)
 {
     bool *keep = calloc(t->n ? t->n : 1, sizeof(*keep));
@@ -274,34 +344,25 @@ static void refresh(stackcount *t, double now)
         free(keep);
         return;   /* out of memory: try again at the next tick */
     }
+    refresh_kind kind = worth_a_change(t, keep);
+    /* names of new rows first: without memory, nothing changes */
+    for (size_t i = 0; kind == NEW_ROWS && i < t->n; i++)
+        if (keep[i] && t->c[i].name == NULL &&
+            (t->c[i].name = stackname_encode(t->c[i].folded)) == NULL) {
+            for (size_t k = 0; k < t->n; k++)
+                keep[k] = t->c[k].kept;
+            kind = KEEP_ROWS;
+        }
     uint64_t to_other = 0;
     bool changed = false;
-    /* names of new rows first: without memory, nothing changes */
-    for (size_t i = 0; i < t->n; i++)
-        if (keep[i] && t->c[i].name == NULL &&
-            (t->c[i].name = stackname_encode(t->c[i].folded)) == NULL)
-            keep[i] = false;
-    for (size_t i = 0; i < t->n; i++) {
-        candidate *c = &t->c[i];
-        if (keep[i] && c->row < 0) {
-            changed = true;                /* a new row: starts with its pending */
-        } else if (keep[i]) {
-            t->rows[c->row].count += c->pending;   /* frozen and kept again */
-            c->pending = 0;
-        } else if (c->kept) {
-            c->kept = false;               /* freezes for one period */
-            to_other += c->pending;
-            c->pending = 0;
-        } else {
-            if (c->row >= 0) {             /* its frozen period is over */
-                free(c->name);
-                c->name = NULL;
-                t->evicted++;
-                changed = true;
+    if (kind != KEEP_ROWS) {
+        changed = apply_change(t, keep, now, kind == NEW_ROWS, &to_other);
+    } else {
+        for (size_t i = 0; i < t->n; i++)
+            if (!t->c[i].kept) {
+                to_other += t->c[i].pending;
+                t->c[i].pending = 0;
             }
-            to_other += c->pending;
-            c->pending = 0;
-        }
     }
     uint64_t other_count = other(t)->count + to_other;
     if (changed && rebuild_rows(t, other_count) != 0) {

@@ -5,28 +5,33 @@
  *
  * Every stack seen is a candidate, tracked by its folded form with the
  * weight it gathered since the last refresh and a score (that weight plus
- * half the previous score).  Rows -- what clients see
- * -- change only at a refresh: the at most max_stacks candidates with the
- * highest score are kept (a kept stack outranks a newcomer unless the
- * newcomer scores a quarter more, so near ties do not flap; equal scores
- * go by name), plus the one row STACKNAME_OTHER that counts the samples of
- * every other stack.  Between refreshes a kept stack counts its samples at
- * once; any other stack's samples wait (its pending weight) and at the
- * refresh go to its new row (a stack kept for the first time starts with
- * them) or to STACKNAME_OTHER.  A stack that drops out stays one more
- * refresh period as a frozen row (its samples then go to the others), so a
- * client fetching at least once per period sees its final value.  Every
- * row's value only grows; a row that appears starts from the samples it
- * gathered since the previous refresh, none of which any other row
- * counted: the sum of every row's increments is every sample.
+ * half the previous score).  Rows -- what clients see -- change only at a
+ * refresh: the at most max_stacks candidates with the highest score are
+ * kept (a kept stack outranks a newcomer unless the newcomer scores a
+ * quarter more; equal scores go by name), plus the one row STACKNAME_OTHER
+ * that counts the samples of every other stack.  A refresh applies its
+ * choice only when it takes a free row or what comes in outscores what
+ * goes by 2 % of all the candidates' score: the long tail of a profile
+ * swaps places all the time, and each change costs a version 2 archive a
+ * copy of the whole domain.  Between refreshes a kept stack counts its
+ * samples at once; any other stack's samples wait (its pending weight)
+ * and at the refresh go to its new row (a stack kept for the first time
+ * starts with them) or to STACKNAME_OTHER.  A stack that drops out stays
+ * as a frozen row (its samples then go to the others) until the next
+ * refresh that adds rows, at least a period later, so a client fetching at
+ * least once per period sees its final value.  Every row's value only
+ * grows; a row that appears starts from the samples it gathered since the
+ * previous refresh, none of which any other row counted: the sum of every
+ * row's increments is every sample.
  *
  * Refreshes run from stackcount_tick: the first at the first tick after a
- * stack arrived, then after 1, 2, 4 ... seconds, doubling up to `refresh`, so the first
- * stacks show at once and the domain then settles.  A kept stack without
- * samples for `expiry` seconds drops out at the next refresh.  Candidates
- * are bounded too (max_candidates): when full, the lowest-scored tenth of
- * the ones not kept is forgotten (their pending weight goes to
- * STACKNAME_OTHER at once). */
+ * stack arrived, then after 1, 2, 4 ... seconds, doubling up to `refresh`,
+ * so the first stacks show at once and the domain then settles.  A kept
+ * stack without samples for `expiry` seconds drops out, without a frozen
+ * period, at the next refresh that adds rows.  Candidates are bounded too
+ * (max_candidates): when full, the lowest-scored tenth of the ones not
+ * kept is forgotten (their pending weight goes to STACKNAME_OTHER at once).
+ * Rows: at most 2 max_stacks + 1. */
 #ifndef STAPRELAY_STACKCOUNT_H
 #define STAPRELAY_STACKCOUNT_H
 

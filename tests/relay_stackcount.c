@@ -107,13 +107,55 @@ START_TEST(newcomer_needs_a_quarter_more)
     stackcount_add(t, "kept", 1, 4);
     ck_assert_uint_eq(value(t, "kept"), 20);
     ck_assert_uint_eq(stackcount_evicted(t), 0);
+    /* it leaves at the next change of the instances, not before: nothing
+     * changes at 7 (no newcomer), its late sample goes to [other] */
     uint64_t g = stackcount_generation(t);
     stackcount_add(t, "new", 30, 6);
     stackcount_tick(t, 7);
-    ck_assert_uint_eq(value(t, "kept"), UINT64_MAX);
+    ck_assert_uint_eq(value(t, "kept"), 20);
     ck_assert_uint_eq(value(t, "[other]"), 15);
+    ck_assert_uint_eq(stackcount_generation(t), g);
+    stackcount_add(t, "third", 1000, 8);
+    stackcount_tick(t, 15);     /* third in, new frozen, kept gone */
+    ck_assert_uint_eq(value(t, "kept"), UINT64_MAX);
+    ck_assert_uint_eq(value(t, "third"), 1000);
+    ck_assert_uint_eq(value(t, "new"), 60);
     ck_assert_uint_eq(stackcount_evicted(t), 1);
     ck_assert_uint_gt(stackcount_generation(t), g);
+    stackcount_free(t);
+}
+END_TEST
+
+/* Near ties do not change the instances: a newcomer a little heavier
+ * than the lightest kept stack (past the quarter, short of MATERIAL of all
+ * the samples) waits in [other]. */
+START_TEST(near_ties_change_nothing)
+{
+    stackcount *t = make(10, 600);
+    char name[16];
+    for (int i = 0; i < 10; i++) {
+        snprintf(name, sizeof(name), "s%d", i);
+        stackcount_add(t, name, 1000, 0);
+    }
+    stackcount_tick(t, 0);
+    uint64_t g = stackcount_generation(t);
+    for (int i = 0; i < 9; i++) {
+        snprintf(name, sizeof(name), "s%d", i);
+        stackcount_add(t, name, 1000, 0.5);
+    }
+    stackcount_add(t, "s9", 100, 0.5);
+    stackcount_add(t, "tail", 800, 0.5);
+    /* s9 scores 600 (750 with the bonus), tail 800: tail would win, by 200
+     * of 14,900 (< 2 %): no change, tail's samples go to [other] */
+    stackcount_tick(t, 1);
+    ck_assert_uint_eq(stackcount_generation(t), g);
+    ck_assert_uint_eq(value(t, "tail"), UINT64_MAX);
+    ck_assert_uint_eq(value(t, "[other]"), 800);
+    /* a material lead: s9 300, tail 400 + 2000 */
+    stackcount_add(t, "tail", 2000, 1.5);
+    stackcount_tick(t, 3);
+    ck_assert_uint_gt(stackcount_generation(t), g);
+    ck_assert_uint_eq(value(t, "tail"), 2000);
     stackcount_free(t);
 }
 END_TEST
@@ -146,9 +188,15 @@ START_TEST(unseen_stack_expires)
         stackcount_add(t, "live", 1, now);
         stackcount_tick(t, now);
     }
-    ck_assert_uint_eq(value(t, "old"), UINT64_MAX);
+    /* expired, but nothing changed since: still an instance, not counting */
+    ck_assert_uint_eq(value(t, "old"), 5);
     ck_assert_uint_ne(value(t, "live"), UINT64_MAX);
-    ck_assert_uint_eq(stackcount_candidates(t), 1);
+    /* the next change takes it at once, without a frozen period */
+    stackcount_add(t, "fresh", 50, 100);
+    stackcount_tick(t, 105);
+    ck_assert_uint_eq(value(t, "old"), UINT64_MAX);
+    ck_assert_uint_eq(value(t, "fresh"), 50);
+    ck_assert_uint_eq(stackcount_candidates(t), 2);
     stackcount_free(t);
 }
 END_TEST
@@ -250,6 +298,7 @@ TEST_SUITE(relay_stackcount)
     tcase_add_test(tc, refreshes_double_up_to_the_limit);
     tcase_add_test(tc, heaviest_kept_rest_in_other);
     tcase_add_test(tc, newcomer_needs_a_quarter_more);
+    tcase_add_test(tc, near_ties_change_nothing);
     tcase_add_test(tc, frozen_stack_kept_again_resumes);
     tcase_add_test(tc, unseen_stack_expires);
     tcase_add_test(tc, increments_add_up_to_the_samples);
