@@ -536,9 +536,10 @@ int namespace_text(int ident, int type, char **buffer, pmdaExt *pmda)
             "(%20 at either end), and '%', control bytes and bytes over 0x7e %XX.\n"
             "The instance [other] counts the samples of every stack not kept.  The\n"
             "instances change only every stacks_refresh seconds (sooner just after\n"
-            "start): then the heaviest stacks by recent samples are kept, a stack\n"
-            "that drops out stays one more period without counting, and a new\n"
-            "instance starts with the samples it had since the previous change.";
+            "start), and only for a material gain: then the heaviest stacks by\n"
+            "recent samples are kept, a stack that drops out stays without counting\n"
+            "until the next change, and a new instance starts with the samples it\n"
+            "had since the previous refresh.";
         break;
     case REF_SUBSECOND:
         d = "Samples by their offset within the second (FlameScope's heat map)\n"
