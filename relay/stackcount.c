@@ -33,6 +33,7 @@ struct stackcount {
     stackcount_row *rows; /* rows[nrows - 1] is STACKNAME_OTHER */
     size_t *row_cand;     /* candidate position of rows[i], i < nrows - 1 */
     size_t nrows;
+    size_t bytes, max_bytes;  /* what the candidates cost, and the bound */
     double next_refresh;  /* < 0: nothing to refresh yet */
     double interval;      /* 0 before the first refresh */
     uint64_t generation;
@@ -59,6 +60,7 @@ stackcount *stackcount_new(const stackcount_limits *lim)
     t->rows[0] = (stackcount_row){STACKNAME_OTHER, 0};
     t->nrows = 1;
     t->next_refresh = -1;
+    t->max_bytes = SIZE_MAX;
     return t;
 }
 
@@ -77,6 +79,20 @@ void stackcount_free(stackcount *t)
     free(t);
 }
 
+/* Counts saturate at UINT64_MAX, never wrap (a hostile count field). */
+static void add_sat(uint64_t *c, uint64_t w)
+{
+    if (__builtin_add_overflow(*c, w, c))
+        *c = UINT64_MAX;
+}
+
+/* What a candidate costs: its key (and its name while it is a row),
+ * allocator headers, its slot and its index entry. */
+static size_t cost_of(const char *folded)
+{
+    return 2 * (strlen(folded) + 1 + 16) + sizeof(candidate) + 32;
+}
+
 static stackcount_row *other(stackcount *t)
 {
     return &t->rows[t->nrows - 1];
@@ -86,7 +102,8 @@ static stackcount_row *other(stackcount *t)
 static void forget(stackcount *t, size_t i)
 {
     candidate *c = &t->c[i];
-    other(t)->count += c->pending;
+    add_sat(&other(t)->count, c->pending);
+    t->bytes -= cost_of(c->folded);
     strmap_del(t->index, c->folded);
     free(c->folded);
     t->n--;
@@ -113,12 +130,12 @@ static int descending(const void *a, const void *b)
 /* The candidate table is full: forget the tenth with the least weight
  * among those that are not rows (rows take at most 2 max_stacks, and the
  * table holds at least 64 more). */
-static void forget_coldest(stackcount *t)
+static size_t forget_coldest(stackcount *t)
 {
     size_t want = t->lim.max_candidates / 10 ? t->lim.max_candidates / 10 : 1;
     double (*order)[2] = malloc(t->n * sizeof(*order));
     if (order == NULL)
-        return;
+        return 0;
     size_t m = 0;
     for (size_t i = 0; i < t->n; i++)
         if (t->c[i].row < 0) {
@@ -138,8 +155,10 @@ static void forget_coldest(stackcount *t)
         for (size_t k = 0; k < want; k++)
             forget(t, pos[k]);
     }
+    size_t done = pos != NULL ? want : 0;
     free(pos);
     free(order);
+    return done;
 }
 
 static candidate *find_or_add(stackcount *t, const char *folded, double now)
@@ -147,8 +166,16 @@ static candidate *find_or_add(stackcount *t, const char *folded, double now)
     int64_t pos;
     if (strmap_get(t->index, folded, &pos))
         return &t->c[pos];
+    size_t cost = cost_of(folded);
+    if (cost > t->max_bytes) {
+        t->evicted++;   /* larger than the bound alone: never tracked */
+        return NULL;
+    }
     if (t->n >= t->lim.max_candidates)
         forget_coldest(t);
+    while (t->bytes + cost > t->max_bytes)
+        if (forget_coldest(t) == 0)
+            return NULL;   /* the rows alone fill the bound */
     if (t->n == t->cap) {
         size_t nc = t->cap ? t->cap * 2 : 64;
         candidate *nn = realloc(t->c, nc * sizeof(*nn));
@@ -163,6 +190,7 @@ static candidate *find_or_add(stackcount *t, const char *folded, double now)
         return NULL;
     }
     t->c[t->n] = (candidate){key, NULL, 0, 0, 0, now, -1, false};
+    t->bytes += cost;
     return &t->c[t->n++];
 }
 
@@ -170,14 +198,14 @@ int stackcount_add(stackcount *t, const char *folded, uint64_t weight, double no
 {
     candidate *c = find_or_add(t, folded, now);
     if (c == NULL) {
-        other(t)->count += weight;
+        add_sat(&other(t)->count, weight);
         return -1;
     }
     if (c->kept)
-        t->rows[c->row].count += weight;
+        add_sat(&t->rows[c->row].count, weight);
     else
-        c->pending += weight;
-    c->recent += weight;
+        add_sat(&c->pending, weight);
+    add_sat(&c->recent, weight);
     c->last_seen = now;
     if (t->next_refresh < 0)
         t->next_refresh = now;   /* the first refresh: at the next tick */
@@ -216,8 +244,15 @@ static int choose(stackcount *t, double now, bool *keep)
         r[m++] = (ranked){c->score * (c->kept ? KEEP_BONUS : 1), i, c->folded};
     }
     qsort(r, m, sizeof(*r), by_rank);
-    for (size_t k = 0; k < m && k < t->lim.max_stacks; k++)
+    /* with a byte bound, rows take at most half of it */
+    size_t room = t->max_bytes == SIZE_MAX ? SIZE_MAX : t->max_bytes / 2, used = 0;
+    for (size_t k = 0; k < m && k < t->lim.max_stacks; k++) {
+        size_t cost = cost_of(r[k].key);
+        if (used + cost > room)
+            break;
+        used += cost;
         keep[r[k].cand] = true;
+    }
     free(r);
     return 0;
 }
@@ -314,7 +349,7 @@ static bool apply_change(stackcount *t, const bool *keep, double now,
         if (keep[i] && c->row < 0) {
             changed = true;
         } else if (keep[i]) {
-            t->rows[c->row].count += c->pending;   /* kept, or back from frozen */
+            add_sat(&t->rows[c->row].count, c->pending);   /* kept, or back from frozen */
             c->pending = 0;
         } else if (gone) {
             free(c->name);
@@ -326,7 +361,7 @@ static bool apply_change(stackcount *t, const bool *keep, double now,
             c->kept = false;                       /* freezes */
         }
         if (!keep[i]) {
-            *to_other += c->pending;
+            add_sat(to_other, c->pending);
             c->pending = 0;
         }
     }
@@ -360,11 +395,12 @@ static void refresh(stackcount *t, double now)
     } else {
         for (size_t i = 0; i < t->n; i++)
             if (!t->c[i].kept) {
-                to_other += t->c[i].pending;
+                add_sat(&to_other, t->c[i].pending);
                 t->c[i].pending = 0;
             }
     }
-    uint64_t other_count = other(t)->count + to_other;
+    uint64_t other_count = other(t)->count;
+    add_sat(&other_count, to_other);
     if (changed && rebuild_rows(t, other_count) != 0) {
         /* out of memory: undo the names of rows not built, count their
          * weight as the others' (it can no longer wait) */
@@ -372,7 +408,7 @@ static void refresh(stackcount *t, double now)
             if (t->c[i].row < 0 && t->c[i].name != NULL) {
                 free(t->c[i].name);
                 t->c[i].name = NULL;
-                other_count += t->c[i].pending;
+                add_sat(&other_count, t->c[i].pending);
             }
         other(t)->count = other_count;
         for (size_t i = 0; i < t->n; i++)
@@ -430,6 +466,19 @@ uint64_t stackcount_evicted(const stackcount *t)
 size_t stackcount_candidates(const stackcount *t)
 {
     return t->n;
+}
+
+void stackcount_set_max_bytes(stackcount *t, size_t max_bytes)
+{
+    t->max_bytes = max_bytes;
+    while (t->bytes > t->max_bytes)
+        if (forget_coldest(t) == 0)
+            break;     /* rows go at the next refresh (choose) */
+}
+
+size_t stackcount_bytes(const stackcount *t)
+{
+    return t->bytes;
 }
 
 double stackcount_next_refresh(const stackcount *t)

@@ -71,7 +71,14 @@ uint64_t stackcount_generation(const stackcount *t);
 uint64_t stackcount_evicted(const stackcount *t);
 /* Distinct stacks tracked now. */
 size_t stackcount_candidates(const stackcount *t);
-/* Seconds until the next refresh is due (for tests and the log). */
+/* Bytes the candidates may take (keys, row names, bookkeeping); SIZE_MAX
+ * at first.  Past it the least weighty candidates that are not rows are
+ * forgotten, a stack larger than the bound alone is never tracked (its
+ * samples go to STACKNAME_OTHER; counted as evicted), and a refresh keeps
+ * only as many rows as fit in half of it.  Counts saturate at UINT64_MAX. */
+void stackcount_set_max_bytes(stackcount *t, size_t max_bytes);
+size_t stackcount_bytes(const stackcount *t);
+/* When the next refresh is due (seconds; < 0: none yet). */
 double stackcount_next_refresh(const stackcount *t);
 
 #endif

@@ -201,6 +201,45 @@ START_TEST(unseen_stack_expires)
 }
 END_TEST
 
+START_TEST(bytes_bounded_and_counts_saturate)
+{
+    stackcount *t = make(100, 600);
+    stackcount_set_max_bytes(t, 4000);
+    char big[3000];
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    /* larger than the bound alone: never tracked, its weight is [other]'s */
+    ck_assert_int_eq(stackcount_add(t, big, 7, 0), -1);
+    ck_assert_uint_eq(stackcount_candidates(t), 0);
+    char name[64];
+    for (int i = 0; i < 200; i++) {
+        snprintf(name, sizeof(name), "main;frame_number_%d;leaf", i);
+        stackcount_add(t, name, 1, 0);
+        ck_assert_uint_le(stackcount_bytes(t), 4000);
+    }
+    stackcount_tick(t, 0);
+    ck_assert_uint_le(stackcount_bytes(t), 4000);
+    /* the rows fit in half the bound; every sample is somewhere */
+    uint64_t sum = 0;
+    for (size_t i = 0; i < stackcount_size(t); i++)
+        sum += stackcount_entry(t, i)->count;
+    ck_assert_uint_eq(sum, 207);
+    stackcount_free(t);
+    /* a count that would wrap stops at the top, in a row and in [other] */
+    t = make(1, 600);
+    stackcount_add(t, "a", 5, 0);
+    stackcount_add(t, "b", 1, 0);
+    stackcount_tick(t, 0);
+    ck_assert_uint_eq(value(t, "a"), 5);
+    stackcount_add(t, "a", UINT64_MAX - 3, 0.5);
+    stackcount_add(t, "b", UINT64_MAX, 0.5);
+    ck_assert_uint_eq(value(t, "a"), UINT64_MAX);
+    stackcount_tick(t, 1);
+    ck_assert_uint_eq(value(t, "[other]"), UINT64_MAX);
+    stackcount_free(t);
+}
+END_TEST
+
 /* The clients' rule: between two snapshots taken at refreshes, a row seen
  * in both grew by its difference, a new row by its whole value. */
 typedef struct snap {
@@ -302,6 +341,7 @@ TEST_SUITE(relay_stackcount)
     tcase_add_test(tc, frozen_stack_kept_again_resumes);
     tcase_add_test(tc, unseen_stack_expires);
     tcase_add_test(tc, increments_add_up_to_the_samples);
+    tcase_add_test(tc, bytes_bounded_and_counts_saturate);
     suite_add_tcase(s, tc);
     return s;
 }
