@@ -11,7 +11,10 @@ commas and a '%' among them), drawn Zipf-like with a seeded RNG, so runs
 are reproducible in their stacks, not in their timing.  --records N stops
 after N records (then keeps the last document); --seconds S after S
 seconds.  --lose N skips N sequence numbers after every period (records
-lost at the source, all the time)."""
+lost at the source, all the time).  --churn N: every second N stacks
+never seen before replace the N oldest of the set (each new stack is drawn
+at least once in the second it appears): a profile whose stacks keep
+changing, as bench/fleet/churn measures the stacks counter's cost."""
 import argparse, json, os, random, sys, time
 
 p = argparse.ArgumentParser()
@@ -31,18 +34,20 @@ p.add_argument("--dump", default="", help="append each record's stack and weight
 p.add_argument("--realistic", action="store_true",
                help="frames named like C++/kernel symbols (12-40 bytes), stacks sharing "
                     "their root frames as a real profile's do")
+p.add_argument("--churn", type=int, default=0,
+               help="new stacks per second, replacing the oldest")
 a = p.parse_args()
 
 rng = random.Random(a.seed)
 words = ["main", "do work", "f(a,b)", "operator new(unsigned long)", "50%",
          "std::map<int, int>::find", "read_[k]", "caf\u00e9", "x"]
-stacks = []
-for i in range(a.stacks):
+def plain_stack(i):
     frames = ([a.host] if a.host else []) + ["main"]
     for k in range(a.frames - 1):
         frames.append("%s_%d" % (words[(i + k) % len(words)], (i * 7 + k) % 5))
     frames[-1] = "leaf%d %s" % (i, words[i % len(words)])
-    stacks.append(";".join(frames))
+    return ";".join(frames)
+make_stack = plain_stack
 if a.realistic:
     parts = ["std", "boost", "folly", "ext4", "vfs", "tcp", "http", "json", "db",
              "Scheduler", "Request", "Buffer", "Parser", "Index", "Cache", "Worker"]
@@ -54,11 +59,16 @@ if a.realistic:
         if v % 5 == 0:
             n += "_[k]"
         vocab.append(n[:40])
-    stacks = []
-    for i in range(a.stacks):
-        # frame k is shared by the stacks with the same i >> (11 - k): a tree
-        stacks.append(";".join(
-            vocab[((i >> max(0, 11 - k)) * 37 + k * 101) % len(vocab)] for k in range(a.frames)))
+    def real_stack(i):
+        # frame k is shared by the stacks with the same i >> (11 - k): a tree;
+        # under --churn the leaf names i, so every new stack is distinct
+        frames = [vocab[((i >> max(0, 11 - k)) * 37 + k * 101) % len(vocab)]
+                  for k in range(a.frames)]
+        if a.churn:
+            frames[-1] = "%s_%d" % (frames[-1][:32], i)
+        return ";".join(frames)
+    make_stack = real_stack
+stacks = [make_stack(i) for i in range(a.stacks)]
 weights = [1.0 / (i + 1) for i in range(a.stacks)]
 
 os.makedirs(a.dir, exist_ok=True)
@@ -77,15 +87,25 @@ atomic("metadata.json", {"prefix": a.prefix, "metrics": [
         {"name": "pid", "pointer": "/pid", "type": "integer"},
         {"name": "comm", "pointer": "/comm", "type": "string"}]}]})
 seq, written, periods, start = 0, 0, [], time.time()
+next_churn, next_id = 1.0, a.stacks
 while True:
     t0 = time.time()
     n = int(a.rate * a.period)
     if a.records:
         n = min(n, a.records - written)
     recs = []
-    for _ in range(n):
+    fresh = []
+    if a.churn and t0 - start >= next_churn:
+        # the oldest go, never-seen stacks come; the weights stay with the
+        # positions, so the new stacks start among the lightest
+        next_churn += 1.0
+        born = [make_stack(next_id + j) for j in range(a.churn)]
+        next_id += a.churn
+        stacks = stacks[a.churn:] + born
+        fresh = list(range(a.stacks - a.churn, a.stacks))
+    for j in range(n):
         seq += 1
-        s = rng.choices(range(a.stacks), weights)[0]
+        s = fresh[j] if j < len(fresh) else rng.choices(range(a.stacks), weights)[0]
         r = {"seq": seq, "ts": int((t0 - rng.random() * a.period) * 1e9),
              "stack": stacks[s], "pid": 100 + s, "comm": "gen"}
         if rng.random() < 0.1:
