@@ -28,4 +28,4 @@ $(PPROF_PB_C) $(PPROF_PB_H) &: $(PPROF_PROTO)
 # everything of the client's (and its tests) may include the generated
 # header: it exists before any of them compiles
 $(foreach v,plain asan,$(patsubst %.c,build/$(v)/%.o,$(wildcard client/*/*.c) \
-    $(wildcard tests/client_*.c) tests/check_client.c)): | $(PPROF_PB_H)
+    $(wildcard tests/client_*.c) tests/check_main.c)): | $(PPROF_PB_H)

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,11 @@ static const script_opt table[] = {
     /* Linux's PID_MAX_LIMIT (2^22) */
     { "pid", 1, 4194304, "a process id 1..4194304" },
 };
+
+void script_run_name(char *buf, size_t len, const char *script)
+{
+    snprintf(buf, len, "staprelay_%s", script);
+}
 
 const script_opt *script_opt_find(const char *name)
 {

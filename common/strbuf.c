@@ -127,3 +127,23 @@ void sb_addnum(strbuf *sb, double v)
     char buf[NUM_TEXT_MAX];
     sb_adds(sb, num_text(buf, v));
 }
+
+const char *num_thousands(char *buf, size_t size, double v)
+{
+    char digits[64];
+    snprintf(digits, sizeof digits, "%.0f", v);
+    const char *d = digits;
+    size_t o = 0;
+    if (*d == '-') {
+        buf[o++] = '-';
+        d++;
+    }
+    size_t n = strlen(d);
+    for (size_t i = 0; i < n && o + 2 < size; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = d[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}

@@ -49,5 +49,9 @@ char *sb_steal(strbuf *sb);
 /* Writes v into buf (NUM_TEXT_MAX bytes); returns buf. */
 const char *num_text(char buf[NUM_TEXT_MAX], double v);
 void sb_addnum(strbuf *sb, double v);
+/* For people, not for reading back: "1,234,567", v rounded to an integer
+ * (flamegraph.pl's "%.0f" plus thousands separators, in titles and top's
+ * table).  buf needs 40 bytes. */
+const char *num_thousands(char *buf, size_t size, double v);
 
 #endif

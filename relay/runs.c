@@ -36,7 +36,7 @@ struct run {
     run_state state;
     char reason[256];
     double queued, started, ended;   /* seconds since the epoch; 0 = not yet */
-    char *prefix;            /* where staprelay run said its metrics are */
+    char *prefix;            /* its metrics' name (--name), once it started */
     char **events;           /* event names below the prefix */
     size_t nevents;
     pid_t pid;
@@ -278,6 +278,10 @@ static char **build_argv(const runs *rs, const request *q, char **text)
     args[k++] = xasprintf("%s", dur);
     args[k++] = xasprintf("--dir");
     args[k++] = xasprintf("%s", rs->directory);
+    char name[96];
+    script_run_name(name, sizeof name, q->script);
+    args[k++] = xasprintf("--name");     /* where its metrics will be */
+    args[k++] = xasprintf("%s", name);
     if (q->hz > 0) {
         args[k++] = xasprintf("--hz");
         args[k++] = xasprintf("%ld", q->hz);
@@ -341,21 +345,6 @@ static void schedule(runs *rs);
 static void prune(runs *rs);
 static void note_run_sources(run *r);
 
-static void note_prefix(run *r, const char *line)
-{
-    /* staprelay run says "... metrics: pminfo -f staprelay.NAME" */
-    const char *p = strstr(line, "pminfo -f staprelay.");
-    if (p == NULL || r->prefix != NULL)
-        return;
-    p += strlen("pminfo -f staprelay.");
-    size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
-    if (n > 0 && n < 128) {
-        r->prefix = strndup(p, n);
-        changed(r);
-        note_run_sources(r);   /* the source may have appeared already */
-    }
-}
-
 static void take_line(run *r)
 {
     r->partial[r->partial_len] = '\0';
@@ -371,7 +360,6 @@ static void take_line(run *r)
     if (n == 0)
         return;
     snprintf(r->last_line, sizeof r->last_line, "%s", line);
-    note_prefix(r, line);
     if (++r->lines <= MAX_LOGGED_LINES)
         log_msg(&r->owner->log, LOG_LVL_INFO, "run %s: %s", r->name, line);
     else if (r->lines == MAX_LOGGED_LINES + 1)
@@ -532,6 +520,9 @@ static void start(run *r)
     }
     r->pid = pid;
     r->state = RUN_RUNNING;
+    char name[96];
+    script_run_name(name, sizeof name, r->script);
+    r->prefix = strdup(name);   /* what --name told it; NULL: shown empty */
     r->out_fd = p[0];
     fcntl(r->out_fd, F_SETFL, O_NONBLOCK);
     ev_io_init(&r->out_w, on_output, r->out_fd, EV_READ);
@@ -745,7 +736,10 @@ static void note_run_sources(run *r)
     for (size_t k = 0; k < rl->nsources; k++) {
         const source *s = rl->sources[k];
         const char *p = source_prefix(s);
-        if (p == NULL || s->meta == NULL || strcmp(p, r->prefix) != 0)
+        /* a vanished source of that name is an earlier run's: this run's
+         * events are known once its own source is there */
+        if (p == NULL || s->meta == NULL || s->state == SRC_VANISHED
+            || strcmp(p, r->prefix) != 0)
             continue;
         const source_meta *m = s->meta;
         if (m->nevents == r->nevents)

@@ -9,6 +9,11 @@ extern Suite *(*const test_suites[])(void);
 
 int main(void)
 {
+    /* A test's time limit catches a hang; it measures nothing.  Check's
+     * default of 4 s fails CPU-bound tests on a loaded machine (two cores
+     * shared by several builds), so the default is a minute unless the
+     * caller set one.  Read by tcase_create(), so before the suites. */
+    setenv("CK_DEFAULT_TIMEOUT", "60", 0);
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; test_suites[i] != NULL; i++)
         srunner_add_suite(sr, test_suites[i]());

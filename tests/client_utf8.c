@@ -51,6 +51,16 @@ START_TEST(json_escaping)
     json_escape(&sb, "\"\\\n<\xff", 5);
     ck_assert_str_eq(sb.buf, "\\\"\\\\\\n\\u003c\\\\xFF");
     sb_free(&sb);
+    /* what XML refuses or JS reads as a newline never goes out raw */
+    sb = (strbuf)STRBUF_INIT;
+    json_escape(&sb, "\xef\xbf\xbe\xef\xbf\xbf\xc2\x85\x7f\xe2\x80\xa8", 12);
+    ck_assert_str_eq(sb.buf, "\\ufffe\\uffff\\u0085\\u007f\\u2028");
+    sb_free(&sb);
+    /* comment text: no "--", no final '-', XML characters only */
+    sb = (strbuf)STRBUF_INIT;
+    xml_comment_escape(&sb, "a--b -\x01<c>-", strlen("a--b -\x01<c>-"));
+    ck_assert_str_eq(sb.buf, "a- -b -\\x01c- ");
+    sb_free(&sb);
 }
 END_TEST
 

@@ -5,6 +5,8 @@
 #include "relay/relay.h"
 #include "tests/testutil.h"
 
+#include <dirent.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,7 +190,7 @@ START_TEST(relay_size_cap_and_exec_source)
     while ((ex->snap == NULL || hang->stats.exec_timeouts == 0) && ev_time() < end)
         ev_run(f.r->loop, EVRUN_ONCE);
     ev_timer_stop(f.r->loop, &tick);
-    ck_assert_ptr_nonnull(ex->snap);
+    ck_assert_msg(ex->snap != NULL, "%s", ex->last_error);
     ck_assert_int_eq(ex->snap->values[0][0].u.i, 5);
     ck_assert_uint_eq(hang->stats.exec_timeouts, 1);
     ck_assert_int_eq(hang->state, SRC_ERROR);

@@ -21,6 +21,11 @@
 char *tu_mkdtemp(void);
 /* Write text to dir/name (creating intermediate directories); returns 0. */
 int tu_write(const char *dir, const char *name, const char *text);
+/* a/b, malloc'd (the test fails when out of memory). */
+char *tu_join(const char *a, const char *b);
+/* Does anybody hold the FIFO open for reading?  (Opening its write end
+ * without blocking fails with ENXIO when nobody does.) */
+int tu_fifo_has_reader(const char *path);
 /* Remove a tree (best effort). */
 void tu_rmtree(const char *path);
 /* Read a whole file; malloc'd, NUL-terminated, or NULL. */

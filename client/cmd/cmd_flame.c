@@ -25,6 +25,8 @@ static const char flame_usage[] =
     "-a ARCHIVE} --run NAME [-o FILE | --output-dir DIR [--name LABEL]] "
     "[METRIC]";
 
+static const char *const flame_formats[] = { "svg", "speedscope", "pprof", NULL };
+
 int cmd_flame(int argc, char **argv)
 {
     cmd_opts o;
@@ -33,12 +35,9 @@ int cmd_flame(int argc, char **argv)
                             flame_usage);
     if (rc)
         return rc == 1 ? 0 : rc;
-    const char *fmt = o.format ? o.format : "svg";
-    if (strcmp(fmt, "svg") && strcmp(fmt, "speedscope")
-        && strcmp(fmt, "pprof")) {
-        fprintf(stderr, "staprelay flame: unknown --format %s\n", fmt);
+    const char *fmt = cmd_opts_format(&o, flame_formats);
+    if (fmt == NULL)
         return 2;
-    }
     struct pprof_builder *pb = inout_pprof_start(&o, strcmp(fmt, "pprof") == 0,
                                                  &rc);
     if (rc)
@@ -54,10 +53,11 @@ int cmd_flame(int argc, char **argv)
         inout_run_title(&sub, o.pcp.run, &run);
         o.svg.subtitle = sub.buf;
     }
-    bool diff = stacktab_has_col1(tab);   /* 2-column folded input */
+    int col = rc == 0 ? inout_drawn_column(&o, tab) : 0;
+    if (col < 0)
+        rc = 2;
+    bool diff = col == 1;                 /* 2-column folded input */
     double total = stacktab_total(tab, diff ? 1 : 0);
-    if (rc == 0 && total <= 0)
-        rc = inout_empty_input(&o);
     if (rc == 0 && total < 100 && strcmp(o.svg.countname, "samples") == 0)
         fprintf(stderr, "staprelay flame: stack count is low (%g). "
                 "Did something go wrong?\n", total);

@@ -20,6 +20,8 @@ static const char fold_usage[] =
     "       staprelay fold --series QUERY [--pmproxy URL] [-S START] [-T END] "
     "[--by-host] [-o FILE]";
 
+static const char *const fold_formats[] = { "folded", "speedscope", "pprof", NULL };
+
 int cmd_fold(int argc, char **argv)
 {
     cmd_opts o;
@@ -27,12 +29,9 @@ int cmd_fold(int argc, char **argv)
                             fold_usage);
     if (rc)
         return rc == 1 ? 0 : rc;
-    const char *fmt = o.format ? o.format : "folded";
-    if (strcmp(fmt, "folded") && strcmp(fmt, "speedscope")
-        && strcmp(fmt, "pprof")) {
-        fprintf(stderr, "staprelay fold: unknown --format %s\n", fmt);
+    const char *fmt = cmd_opts_format(&o, fold_formats);
+    if (fmt == NULL)
         return 2;
-    }
     struct pprof_builder *pb = inout_pprof_start(&o, strcmp(fmt, "pprof") == 0,
                                                  &rc);
     if (rc)

@@ -19,6 +19,8 @@ static const char graph_usage[] =
     "       staprelay graph [options] {-h HOST[:PORT]... [-t INTERVAL] "
     "[-T END] | -a ARCHIVE... [-S START] [-T END]} METRIC...";
 
+static const char *const graph_formats[] = { "svg", "dot", NULL };
+
 int cmd_graph(int argc, char **argv)
 {
     cmd_opts o;
@@ -27,17 +29,14 @@ int cmd_graph(int argc, char **argv)
                             graph_usage);
     if (rc)
         return rc == 1 ? 0 : rc;
-    const char *fmt = o.format ? o.format : "svg";
-    if (strcmp(fmt, "svg") && strcmp(fmt, "dot")) {
-        fprintf(stderr, "staprelay graph: unknown --format %s (svg or dot)\n",
-                fmt);
+    const char *fmt = cmd_opts_format(&o, graph_formats);
+    if (fmt == NULL)
         return 2;
-    }
     stacktab *tab = stacktab_new();
     rc = inout_read_inputs(&o, o.files, o.nfiles, 0, tab);
-    int col = stacktab_has_col1(tab) ? 1 : 0;
-    if (rc == 0 && stacktab_total(tab, col) <= 0)
-        rc = inout_empty_input(&o);
+    int col = rc == 0 ? inout_drawn_column(&o, tab) : 0;
+    if (col < 0)
+        rc = 2;
     if (rc == 0) {
         cg_options co = { o.nodefraction, o.edgefraction, o.nodecount };
         callgraph *g = callgraph_build(tab, col, &co);

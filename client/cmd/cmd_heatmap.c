@@ -214,6 +214,8 @@ static void describe(strbuf *sb, const cmd_opts *o, const heatmap *h,
         sb_adds(sb, "; idle stacks excluded");
 }
 
+static const char *const heatmap_formats[] = { "html", "svg", "json", NULL };
+
 int cmd_heatmap(int argc, char **argv)
 {
     cmd_opts o;
@@ -222,12 +224,9 @@ int cmd_heatmap(int argc, char **argv)
                             argc, argv, heatmap_usage);
     if (rc)
         return rc == 1 ? 0 : rc;
-    const char *fmt = o.format ? o.format : "html";
-    if (strcmp(fmt, "html") && strcmp(fmt, "svg") && strcmp(fmt, "json")) {
-        fprintf(stderr, "staprelay heatmap: unknown --format %s (html, svg "
-                "or json)\n", fmt);
+    const char *fmt = cmd_opts_format(&o, heatmap_formats);
+    if (fmt == NULL)
         return 2;
-    }
     pcp_run run;
     memset(&run, 0, sizeof run);
     o.pcp.run_info = o.pcp.run ? &run : NULL;

@@ -9,6 +9,7 @@
 
 #include "client/cmd/options.h"
 #include "client/run/run.h"
+#include "common/script_opts.h"
 #include "common/strbuf.h"
 
 static const char run_usage[] =
@@ -54,7 +55,7 @@ int cmd_run(int argc, char **argv)
     if (o.name)
         snprintf(name, sizeof name, "%s", o.name);
     else
-        snprintf(name, sizeof name, "staprelay_%s", s->name);
+        script_run_name(name, sizeof name, s->name);
     if (!run_name_ok(name)) {
         fprintf(stderr, "staprelay run: '%s' is not a usable module name; give --name\n", name);
         run_catalog_free(&c);

@@ -13,6 +13,8 @@ static const char top_usage[] =
     "       staprelay top [options] --series QUERY [--pmproxy URL] [-S START] "
     "[-T END] [--by-host]";
 
+static const char *const top_formats[] = { "table", "json", NULL };
+
 int cmd_top(int argc, char **argv)
 {
     cmd_opts o;
@@ -20,16 +22,14 @@ int cmd_top(int argc, char **argv)
                             argc, argv, top_usage);
     if (rc)
         return rc == 1 ? 0 : rc;
-    const char *fmt = o.format ? o.format : "table";
-    if (strcmp(fmt, "table") && strcmp(fmt, "json")) {
-        fprintf(stderr, "staprelay top: unknown --format %s\n", fmt);
+    const char *fmt = cmd_opts_format(&o, top_formats);
+    if (fmt == NULL)
         return 2;
-    }
     stacktab *tab = stacktab_new();
     rc = inout_read_inputs(&o, o.files, o.nfiles, 0, tab);
-    int col = stacktab_has_col1(tab) ? 1 : 0;
-    if (rc == 0 && stacktab_total(tab, col) <= 0)
-        rc = inout_empty_input(&o);
+    int col = rc == 0 ? inout_drawn_column(&o, tab) : 0;
+    if (col < 0)
+        rc = 2;
     if (rc == 0) {
         top_result *r = top_compute(tab, col);
         bool total = strcmp(o.by, "total") == 0;

@@ -261,3 +261,13 @@ int inout_pprof_finish(cmd_opts *o, pprof_builder *b, FILE *out)
     }
     return inout_close_output(o, out);
 }
+
+int inout_drawn_column(const cmd_opts *o, const stacktab *tab)
+{
+    int col = stacktab_has_col1(tab) ? 1 : 0;
+    if (stacktab_total(tab, col) <= 0) {
+        inout_empty_input(o);
+        return -1;
+    }
+    return col;
+}

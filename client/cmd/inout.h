@@ -53,5 +53,9 @@ int inout_pprof_finish(cmd_opts *o, struct pprof_builder *b, FILE *out);
 
 /* The "no stacks" error (exit status 2). */
 int inout_empty_input(const cmd_opts *o);
+/* The column of tab a command draws: 1 when the input had two count
+ * columns (differential folded text), else 0; -1 after the "no stacks"
+ * error when that column is empty. */
+int inout_drawn_column(const cmd_opts *o, const stacktab *tab);
 
 #endif

@@ -243,6 +243,22 @@ void cmd_opts_output_stem(const cmd_opts *o, strbuf *sb)
         sb_adds(sb, o->runs[0]);
 }
 
+const char *cmd_opts_format(const cmd_opts *o, const char *const formats[])
+{
+    const char *fmt = o->format ? o->format : formats[0];
+    strbuf list = STRBUF_INIT;
+    for (size_t i = 0; formats[i] != NULL; i++) {
+        if (strcmp(fmt, formats[i]) == 0) {
+            sb_free(&list);
+            return fmt;
+        }
+        sb_printf(&list, "%s%s", i == 0 ? "" : formats[i + 1] ? ", " : " or ", formats[i]);
+    }
+    fprintf(stderr, "staprelay %s: unknown --format %s (%s)\n", o->command, fmt, list.buf);
+    sb_free(&list);
+    return NULL;
+}
+
 /* ---- one option ------------------------------------------------------------ */
 
 /* Take option id with argument arg (NULL for flags).  Returns 0, or 2

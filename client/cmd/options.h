@@ -100,6 +100,11 @@ int cmd_opts_parse(cmd_opts *o, int groups, int argc, char **argv,
  * name, else "BEFORE-vs-AFTER" (diff). */
 void cmd_opts_output_stem(const cmd_opts *o, strbuf *sb);
 
+/* The output format: --format, else formats[0], which must be one of the
+ * NULL-terminated formats.  Returns it, or NULL after printing
+ * "staprelay CMD: unknown --format X (a, b or c)". */
+const char *cmd_opts_format(const cmd_opts *o, const char *const formats[]);
+
 /* Print a usage error as the parser does and return 2. */
 int cmd_opts_error(cmd_opts *o, const char *usage, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -29,11 +29,15 @@ static bool trailing_count(const char *s, size_t n, size_t *stack_end,
     }
     if (j != n)
         return false;
-    char buf[64];
-    size_t len = n - i < sizeof buf - 1 ? n - i : sizeof buf - 1;
-    memcpy(buf, s + i, len);
-    buf[len] = '\0';
+    /* the whole count, however many digits (a cut one would be another number) */
+    char small[64], *buf = n - i < sizeof(small) ? small : malloc(n - i + 1);
+    if (buf == NULL)
+        return false;
+    memcpy(buf, s + i, n - i);
+    buf[n - i] = '\0';
     *value = strtod(buf, NULL);
+    if (buf != small)
+        free(buf);
     *stack_end = i - 1;
     return true;
 }

@@ -9,7 +9,7 @@
  * with no lookup of libpcp's anonymous event.flags / event.missed
  * metrics, and nothing is copied.
  *
- * The event-record contract (DESIGN.md, pmdastaprelay(1)): parameters
+ * The event-record contract (docs/design.md, pmdastaprelay(1)): parameters
  * are metrics <base>.stack (folded, root first), optional <base>.count
  * (weight, default 1), <base>.pid, .tid, .cpu (integers), .comm
  * (string).  A parameter's role is its metric name's last component. */

@@ -1,4 +1,4 @@
-/* pcp_run: a run of staprelay.control.runs (docs/runs.md) as the client
+/* pcp_runs: a run of staprelay.control.runs (docs/runs.md) as the client
  * sees it.  The value of the metric's instance NAME is one JSON object:
  *
  *   {"name": "...", "script": "...", "request": "...", "state": "done",

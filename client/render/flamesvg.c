@@ -118,26 +118,6 @@ static void int_num(strbuf *sb, int v)
     sb->len = (size_t)(p - sb->buf);
 }
 
-const char *format_thousands(char *buf, size_t size, double v)
-{
-    char digits[64];
-    snprintf(digits, sizeof digits, "%.0f", v);
-    const char *d = digits;
-    size_t o = 0;
-    if (*d == '-') {
-        buf[o++] = '-';
-        d++;
-    }
-    size_t n = strlen(d);
-    for (size_t i = 0; i < n && o + 2 < size; i++) {
-        if (i > 0 && (n - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = d[i];
-    }
-    buf[o] = '\0';
-    return buf;
-}
-
 /* A number as Perl prints it by default (%.15g). */
 static void perl_num(strbuf *sb, double v)
 {
@@ -216,12 +196,7 @@ static void write_header(strbuf *sb, const svg_options *o, double H,
                 "weight. -->\n");
     if (o->notes) {
         sb_adds(sb, "<!-- NOTES: ");
-        /* a comment may not contain "--" nor markup */
-        for (const char *p = o->notes; *p; p++) {
-            if (*p == '<' || *p == '>' || (*p == '-' && p[1] == '-'))
-                continue;
-            sb_addc(sb, *p);
-        }
+        xml_comment_escape(sb, o->notes, strlen(o->notes));
         sb_adds(sb, " -->\n");
     }
     sb_printf(sb, "<defs>\n\t<linearGradient id=\"background\" y1=\"0\" "
@@ -325,7 +300,7 @@ static void write_frame(strbuf *sb, const flametree *t, const ft_node *nd,
         y2 = g->H - g->ypad2 - nd->depth * g->fh;
     }
     char samples[64];
-    format_thousands(samples, sizeof samples, nd->value);
+    num_thousands(samples, sizeof samples, nd->value);
     /* the percentage is of the rounded count, as flamegraph.pl does */
     double samples_rounded = nd->value;
     if (samples_rounded != floor(samples_rounded)) {

@@ -40,10 +40,6 @@ void flamesvg_tree_options(const svg_options *o, ft_options *fo);
 /* Write the SVG.  Returns 0, or -1 on an output error. */
 int flamesvg_write(FILE *out, const flametree *t, const svg_options *o);
 
-/* "1,234,567" for a weight rounded to an integer (flamegraph.pl's
- * "%.0f" plus thousands separators).  buf needs 40 bytes. */
-const char *format_thousands(char *buf, size_t size, double v);
-
 /* Building blocks, exposed for tests: what sprintf("%.1f" or "%.2f")
  * (digits 1 or 2) and Perl's default "%.15g" write, without printf. */
 #include "common/strbuf.h"

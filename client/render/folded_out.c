@@ -1,12 +1,21 @@
 /* folded_out: a stack table as folded text (see folded_out.h). */
 #include "client/render/folded_out.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "common/strbuf.h"
 
+/* Whole counts in full digits whatever their size: num_text writes 2^53
+ * and more with an exponent, which folded text (like flamegraph.pl's
+ * grammar) cannot read back.  A count beyond 2^53 is the double it was
+ * read as, written exactly, and reads back as the same double. */
 void folded_print_count(FILE *out, double v)
 {
+    if (v == floor(v) && isfinite(v)) {
+        fprintf(out, "%.0f", v);
+        return;
+    }
     char buf[NUM_TEXT_MAX];
     fputs(num_text(buf, v), out);
 }

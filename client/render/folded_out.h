@@ -9,8 +9,9 @@
 #include <stdio.h>
 #include "client/stack/stacktab.h"
 
-/* Write a count as folded text: the one exact number rule (num_text in
- * common/strbuf.h). */
+/* Write a count as folded text: whole counts in full digits, whatever
+ * their size (folded text has no exponents), others by the one exact
+ * number rule (num_text in common/strbuf.h). */
 void folded_print_count(FILE *out, double v);
 
 /* The table as folded text sorted bytewise (what the collapsers print),

@@ -204,14 +204,21 @@ static void flow_relink(flametree *t)
     }
 }
 
+/* --sort weight's sibling order: widest first, then by name. */
+static int widest_first(double va, const char *na, size_t la, double vb, const char *nb,
+                        size_t lb)
+{
+    if (va != vb)
+        return va > vb ? -1 : 1;
+    return stack_bytes_cmp(na, la, nb, lb);
+}
+
 static int cmp_weight_desc(const void *pa, const void *pb, void *ctx)
 {
     const ft_node *nodes = ctx;
     const ft_node *a = &nodes[*(const uint32_t *)pa];
     const ft_node *b = &nodes[*(const uint32_t *)pb];
-    if (a->value != b->value)
-        return a->value > b->value ? -1 : 1;
-    return stack_bytes_cmp(a->name, a->name_len, b->name, b->name_len);
+    return widest_first(a->value, a->name, a->name_len, b->value, b->name, b->name_len);
 }
 
 static void flametree_sort_by_weight(flametree *t)
@@ -419,9 +426,7 @@ static int cmp_cand_weight(const void *pa, const void *pb, void *ctx)
     const cand *cs = ctx;
     const cand *a = &cs[*(const uint32_t *)pa];
     const cand *b = &cs[*(const uint32_t *)pb];
-    if (a->value != b->value)
-        return a->value > b->value ? -1 : 1;
-    return stack_bytes_cmp(a->name, a->len, b->name, b->len);
+    return widest_first(a->value, a->name, a->len, b->value, b->name, b->len);
 }
 
 /* Renumber the nodes depth first.  On entry the children of a node are

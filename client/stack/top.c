@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/render/flamesvg.h"
 #include "common/strbuf.h"
 #include "client/util/utf8.h"
 #include "common/xalloc.h"
@@ -107,21 +106,21 @@ int top_write_table(FILE *out, const top_result *r, size_t limit,
     char buf[64];
     int wself = 4, wtotal = 5;
     for (size_t i = 0; i < n; i++) {
-        int a = (int)strlen(format_thousands(buf, sizeof buf, r->rows[i].self));
-        int b = (int)strlen(format_thousands(buf, sizeof buf, r->rows[i].total));
+        int a = (int)strlen(num_thousands(buf, sizeof buf, r->rows[i].self));
+        int b = (int)strlen(num_thousands(buf, sizeof buf, r->rows[i].total));
         if (a > wself) wself = a;
         if (b > wtotal) wtotal = b;
     }
     fprintf(out, "%*s  %7s  %*s  %7s  FRAME (%s, of %s total)\n", wself,
             "SELF", "SELF%", wtotal, "TOTAL", "TOTAL%", countname,
-            format_thousands(buf, sizeof buf, r->grand_total));
+            num_thousands(buf, sizeof buf, r->grand_total));
     for (size_t i = 0; i < n; i++) {
         const top_row *row = &r->rows[i];
         char b1[64], b2[64];
         fprintf(out, "%*s  %6.2f%%  %*s  %6.2f%%  ", wself,
-                format_thousands(b1, sizeof b1, row->self),
+                num_thousands(b1, sizeof b1, row->self),
                 pct(row->self, r->grand_total), wtotal,
-                format_thousands(b2, sizeof b2, row->total),
+                num_thousands(b2, sizeof b2, row->total),
                 pct(row->total, r->grand_total));
         fwrite(row->name, 1, row->len, out);
         fputc('\n', out);

@@ -69,19 +69,28 @@ static void hex_byte(strbuf *out, unsigned char b)
     sb_printf(out, "\\x%02X", b);
 }
 
+/* The XML character at s[i], or 0 after writing what XML refuses there
+ * (invalid UTF-8, disallowed characters) as "\xNN" and moving *i past it. */
+static size_t xml_next(strbuf *out, const char *s, size_t n, size_t *i, uint32_t *cp)
+{
+    size_t len = utf8_decode(s + *i, n - *i, cp);
+    if (len != 0 && xml_char_ok(*cp))
+        return len;
+    size_t bad = len ? len : 1;
+    for (size_t k = 0; k < bad; k++)
+        hex_byte(out, (unsigned char)s[*i + k]);
+    *i += bad;
+    return 0;
+}
+
 void xml_escape(strbuf *out, const char *s, size_t n, bool quot)
 {
     size_t i = 0;
     while (i < n) {
         uint32_t cp;
-        size_t len = utf8_decode(s + i, n - i, &cp);
-        if (len == 0 || !xml_char_ok(cp)) {
-            size_t bad = len ? len : 1;
-            for (size_t k = 0; k < bad; k++)
-                hex_byte(out, (unsigned char)s[i + k]);
-            i += bad;
+        size_t len = xml_next(out, s, n, &i, &cp);
+        if (len == 0)
             continue;
-        }
         switch (cp) {
         case '&': sb_add(out, "&amp;", 5); break;
         case '<': sb_add(out, "&lt;", 4); break;
@@ -93,6 +102,26 @@ void xml_escape(strbuf *out, const char *s, size_t n, bool quot)
         default:
             sb_add(out, s + i, len);
         }
+        i += len;
+    }
+}
+
+void xml_comment_escape(strbuf *out, const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint32_t cp;
+        size_t len = xml_next(out, s, n, &i, &cp);
+        if (len == 0)
+            continue;
+        if (cp == '<' || cp == '>') {
+            i += len;   /* flamegraph.pl's notes drop markup */
+            continue;
+        }
+        sb_add(out, s + i, len);
+        /* "--" may not occur in a comment, nor '-' just before its end */
+        if (cp == '-' && (i + 1 >= n || s[i + 1] == '-'))
+            sb_addc(out, ' ');
         i += len;
     }
 }
@@ -119,7 +148,11 @@ void json_escape(strbuf *out, const char *s, size_t n)
         case '>': sb_add(out, "\\u003e", 6); break;
         case '&': sb_add(out, "\\u0026", 6); break;
         default:
-            if (cp < 0x20 || cp == 0x2028 || cp == 0x2029)
+            /* controls, C1 controls, the line separators JS sees as
+             * newlines, and the non-characters XML refuses (the text may
+             * land in an SVG's script) */
+            if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 ||
+                cp == 0xFFFE || cp == 0xFFFF)
                 sb_printf(out, "\\u%04x", (unsigned)cp);
             else
                 sb_add(out, s + i, len);

@@ -23,6 +23,10 @@ size_t utf8_prefix_bytes(const char *s, size_t n, size_t units);
 
 /* Append s escaped as XML character data; quot also escapes '"'. */
 void xml_escape(strbuf *out, const char *s, size_t n, bool quot);
+/* Append s as text inside an XML comment: characters XML refuses as
+ * "\xNN", '<' and '>' left out (as flamegraph.pl does for its notes), and
+ * no "--" nor a final '-' (a space goes between). */
+void xml_comment_escape(strbuf *out, const char *s, size_t n);
 /* Append s as the inside of a JSON/JS string literal ('<' and '>' as
  * \u003c / \u003e so the text is safe inside CDATA and HTML). */
 void json_escape(strbuf *out, const char *s, size_t n);

@@ -507,6 +507,13 @@ qa_pmcd_stop() {
         fi
     done
     for p in "$QA_PMCD_DIR"/log/valgrind.*.log; do
+        [ -f "$p" ] || continue
+        # valgrind 3.19 does not know openat2 (syscall 437): it says so in
+        # five lines and fails the call with ENOSYS, and the PMDA then
+        # opens untrusted files the way it does on kernels without openat2
+        # (relay/confine.c).  A notice about valgrind, not about the PMDA.
+        awk '/WARNING: unhandled amd64-linux syscall: 437$/ { skip = 5 }
+             skip > 0 { skip--; next } { print }' "$p" > "$p.kept" && mv "$p.kept" "$p"
         [ -s "$p" ] || continue
         qa_fail "valgrind reported errors in the PMDA ($(basename "$p"), see $qa_full_name)"
         { echo "== $p"; cat "$p"; } >> "$qa_full"
