@@ -130,10 +130,12 @@ const control_metric control_metrics[] = {
     {E_STACKS, "events.stacks", PM_TYPE_U32, PM_SEM_INSTANT, INDOM_EVENTS, true, COUNT,
      "Instances of the stream's stacks counter, [other] included", ""},
     {E_STACKS_EVICTED, "events.stacks_evicted", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_EVENTS, true,
-     COUNT, "Stacks removed from the stacks counter (expired or evicted)",
-     "Instances that left the counter: a stack that dropped out of the\n"
+     COUNT, "Stacks the stacks counter let go (expired, evicted or forgotten)",
+     "Instances that left the counter (a stack that dropped out of the\n"
      "heaviest max_stacks, or unseen for stack_expiry seconds, leaves one\n"
-     "stacks_refresh period after it stopped counting."},
+     "stacks_refresh period after it stopped counting), and stacks tracked\n"
+     "but not shown that were forgotten to make room (the candidates' bound or\n"
+     "the source's memory; their samples went to [other])."},
     {E_EXPIRED, "events.expired", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_EVENTS, true, COUNT,
      "Records evicted from a full queue while no client was reading",
      "With no client registered the queue keeps the newest event_queue_size\n"

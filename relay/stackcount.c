@@ -156,6 +156,7 @@ static size_t forget_coldest(stackcount *t)
             forget(t, pos[k]);
     }
     size_t done = pos != NULL ? want : 0;
+    t->evicted += done;   /* let go for room: counted, their weight went to [other] */
     free(pos);
     free(order);
     return done;

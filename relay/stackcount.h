@@ -67,7 +67,8 @@ size_t stackcount_size(const stackcount *t);
 const stackcount_row *stackcount_entry(const stackcount *t, size_t i);
 /* Changes whenever the set of rows changes (at refreshes only). */
 uint64_t stackcount_generation(const stackcount *t);
-/* Rows removed so far. */
+/* Stacks let go so far: rows removed, candidates forgotten for room and
+ * stacks too large to track. */
 uint64_t stackcount_evicted(const stackcount *t);
 /* Distinct stacks tracked now. */
 size_t stackcount_candidates(const stackcount *t);

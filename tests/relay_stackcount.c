@@ -217,6 +217,9 @@ START_TEST(bytes_bounded_and_counts_saturate)
         stackcount_add(t, name, 1, 0);
         ck_assert_uint_le(stackcount_bytes(t), 4000);
     }
+    /* the big one, and every stack forgotten for room, is counted as let go */
+    ck_assert_uint_eq(stackcount_evicted(t), 1 + 200 - stackcount_candidates(t));
+    ck_assert_uint_gt(stackcount_evicted(t), 1);
     stackcount_tick(t, 0);
     ck_assert_uint_le(stackcount_bytes(t), 4000);
     /* the rows fit in half the bound; every sample is somewhere */
