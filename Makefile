@@ -51,7 +51,17 @@ CLIENT_OBJS     = $(call obj,plain,$(CLIENT_SRCS))
 PMDA_BIN   = pmda/pmdastaprelay
 CLIENT_BIN = client/staprelay
 
-all: $(PMDA_BIN) $(CLIENT_BIN)
+HOT_BIN    = examples/hot/hot
+
+all: $(PMDA_BIN) $(CLIENT_BIN) $(HOT_BIN)
+
+# The demo's and qa's workload: frame pointers and symbols, every
+# function out of line, so its stacks are walked whole (-O0: gcc 12
+# leaves leaf functions without a frame pointer at -O1 whatever the
+# flags, and perf's walk then skips their callers).
+$(HOT_BIN): examples/hot/hot.c
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O0 -g \
+	    -fno-omit-frame-pointer -o $@ $<
 
 # relay/ and common/ must build without PCP headers (docs/design.md): no
 # PCP include path.
@@ -170,7 +180,7 @@ install: all
 	find $(DESTDIR)$(DATADIR) \( -name '*.ko' -o -name '*.bo' \) -exec rm -f {} +
 
 clean:
-	rm -rf build $(PMDA_BIN) $(CLIENT_BIN)
+	rm -rf build $(PMDA_BIN) $(CLIENT_BIN) $(HOT_BIN)
 
 FORCE:
 .PHONY: all unit deps check demo install clean FORCE

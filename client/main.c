@@ -2,6 +2,8 @@
  * cmd_<name>() in client/cmd/cmd_<name>.c each (cmd/builtin.h). */
 #include <stdio.h>
 #include <string.h>
+#include <jansson.h>
+#include <pcp/pmapi.h>
 
 #include "client/cmd/builtin.h"
 
@@ -22,12 +24,23 @@ static const struct {
     { "annotate", cmd_annotate, "per-line samples of a function, from addresses and DWARF" },
 };
 
+/* The version: ours, and the libraries we run with. */
+#define STAPRELAY_VERSION "0.9"
+
+static void version(void)
+{
+    const char *pcp = pmGetOptionalConfig("PCP_VERSION");
+    printf("staprelay %s (PCP %s, jansson %s)\n", STAPRELAY_VERSION,
+           pcp ? pcp : "?", jansson_version_str());
+}
+
 static void usage(FILE *fp)
 {
     fprintf(fp, "usage: staprelay COMMAND [options] [FILE...]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(fp, "  %-6s %s\n", commands[i].name, commands[i].summary);
-    fprintf(fp, "\nSee staprelay(1) for the options of each command.\n");
+    fprintf(fp, "\n'staprelay COMMAND --help' lists a command's options; "
+            "staprelay(1) explains them.\n");
 }
 
 int main(int argc, char **argv)
@@ -38,7 +51,19 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0
         || strcmp(argv[1], "help") == 0) {
+        if (argc > 2 && strcmp(argv[1], "help") == 0) {
+            /* staprelay help COMMAND: that command's --help */
+            char *hargv[] = { argv[2], "--help", NULL };
+            for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+                if (strcmp(argv[2], commands[i].name) == 0)
+                    return commands[i].fn(2, hargv);
+        }
         usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0
+        || strcmp(argv[1], "version") == 0) {
+        version();
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

@@ -278,6 +278,8 @@ static char **build_argv(const runs *rs, const request *q, char **text)
     args[k++] = xasprintf("%s", dur);
     args[k++] = xasprintf("--dir");
     args[k++] = xasprintf("%s", rs->directory);
+    /* a run's records replay, so `--run NAME` gets it from its start */
+    args[k++] = xasprintf("--replay");
     char name[96];
     script_run_name(name, sizeof name, q->script);
     args[k++] = xasprintf("--name");     /* where its metrics will be */

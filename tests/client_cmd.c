@@ -82,12 +82,18 @@ START_TEST(fold_perf_file_sorted_with_ignored_note)
     ck_assert_int_eq(r.rc, 0);
     ck_assert_ptr_nonnull(strstr(r.err, "ignored 1 lines"));
     char *out = slurp_in(dir, "out");
+    /* a sample weighs 1; --period weighs perf's period */
+    ck_assert_str_eq(out, "prog;main;mid 1\nprog;main;mid;leaf 1\n");
+    free(out);
+    free(r.err);
+    r = run(cmd_fold, dir, "fold --period @p.txt -o @outp");
+    out = slurp_in(dir, "outp");
     ck_assert_str_eq(out, "prog;main;mid 50\nprog;main;mid;leaf 100\n");
     free(out);
     free(r.err);
     r = run(cmd_fold, dir, "fold --pid @p.txt -o @out2");
     out = slurp_in(dir, "out2");
-    ck_assert_ptr_nonnull(strstr(out, "prog-10;main;mid 50\n"));
+    ck_assert_ptr_nonnull(strstr(out, "prog-10;main;mid 1\n"));
     free(out);
     free(r.err);
     tu_rmtree(dir);
@@ -234,35 +240,36 @@ START_TEST(refused_option_combinations)
     r = run(cmd_flame, dir, "flame --flamechart --sort name @a -o @ok.svg");
     ck_assert_int_eq(r.rc, 0);
     free(r.err);
-    /* --kernel/--jit/--all/--addrs on PCP input alone: the records'
-     * stacks are folded already (refused before any connection) */
+    /* --addrs and --period on PCP input alone: the records' stacks are
+     * folded already and they count samples (refused before any
+     * connection) */
     const char *pcp[] = {
-        "fold --kernel -a @nosuch staprelay.p.e",
-        "flame --jit -h localhost:1 staprelay.p.e",
-        "top --all -a @nosuch staprelay.p.e",
+        "fold --period -a @nosuch staprelay.p.e",
+        "flame --addrs -h localhost:1 staprelay.p.e",
+        "top --period -a @nosuch staprelay.p.e",
         "diff --addrs -a @x -a @y staprelay.p.e",
     };
     int (*fn[])(int, char **) = { cmd_fold, cmd_flame, cmd_top, cmd_diff };
     for (int i = 0; i < 4; i++) {
         r = run(fn[i], dir, pcp[i]);
         ck_assert_int_eq(r.rc, 2);
-        ck_assert_msg(strstr(r.err, "apply to perf script text") != NULL,
+        ck_assert_msg(strstr(r.err, "applies to perf script text") != NULL,
                       "%s: %s", pcp[i], r.err);
         free(r.err);
     }
-    r = run(cmd_heatmap, dir, "heatmap --kernel -a @nosuch staprelay.p.e");
+    r = run(cmd_heatmap, dir, "heatmap --period -a @nosuch staprelay.p.e");
     ck_assert_int_eq(r.rc, 2);
-    ck_assert_ptr_nonnull(strstr(r.err, "apply to perf script text"));
+    ck_assert_ptr_nonnull(strstr(r.err, "applies to perf script text"));
     free(r.err);
     r = run(cmd_live, dir, "live --dir @. --addrs -h localhost:1 staprelay.p.e");
     ck_assert_int_eq(r.rc, 2);
-    ck_assert_ptr_nonnull(strstr(r.err, "apply to perf script text"));
+    ck_assert_ptr_nonnull(strstr(r.err, "applies to perf script text"));
     free(r.err);
     /* with --metric the arguments are files, which they apply to: the
      * archive is then what fails (status 1) */
-    r = run(cmd_fold, dir, "fold --kernel -a @nosuch --metric staprelay.p.e @a");
+    r = run(cmd_fold, dir, "fold --period -a @nosuch --metric staprelay.p.e @a");
     ck_assert_int_eq(r.rc, 1);
-    ck_assert_ptr_null(strstr(r.err, "apply to perf script text"));
+    ck_assert_ptr_null(strstr(r.err, "applies to perf script text"));
     free(r.err);
     tu_rmtree(dir);
     free(dir);

@@ -49,24 +49,36 @@ static const char idle_sample[] =
 
 START_TEST(collapses_root_first_with_period_weight)
 {
-    perf_options opt = { 0 };
+    /* --period --no-marks: stackcollapse-perf.pl's stacks and weights */
+    perf_options opt = { .period = true, .no_marks = true };
     stacktab *t = collapse(idle_sample, &opt, NULL, NULL);
     ck_assert_uint_eq(stacktab_size(t), 1);
     ck_assert_double_eq(weight(t, "swapper;default_idle;native_safe_halt"),
                         1001001);
+    stacktab_free(t);
+    /* by default a sample weighs 1 (as a PCP record counts samples) and
+     * kernel frames are marked, as the relay marks them */
+    perf_options dflt = { 0 };
+    t = collapse(idle_sample, &dflt, NULL, NULL);
+    ck_assert_double_eq(weight(t, "swapper;default_idle_[k];native_safe_halt_[k]"), 1);
+    stacktab_free(t);
+    /* --no-comm: no process root frame */
+    perf_options nocomm = { .no_comm = true };
+    t = collapse(idle_sample, &nocomm, NULL, NULL);
+    ck_assert_double_eq(weight(t, "default_idle_[k];native_safe_halt_[k]"), 1);
     stacktab_free(t);
 }
 END_TEST
 
 START_TEST(kernel_annotation_and_pid_tid)
 {
-    perf_options opt = { .annotate_kernel = true, .include_tid = true };
+    perf_options opt = { .include_tid = true, .period = true };
     stacktab *t = collapse(idle_sample, &opt, NULL, NULL);
     ck_assert_double_eq(
         weight(t, "swapper-?/0;default_idle_[k];native_safe_halt_[k]"),
         1001001);
     stacktab_free(t);
-    perf_options opt2 = { .include_pid = true };
+    perf_options opt2 = { .include_pid = true, .period = true };
     t = collapse("my prog 77/78 1.0: 3 cycles:\n\t1 f (/bin/x)\n\n", &opt2,
                  NULL, NULL);
     ck_assert_double_eq(weight(t, "my_prog-77;f"), 3);
@@ -80,7 +92,7 @@ START_TEST(only_first_event_type_is_kept)
         "ab 1 1.0: 10 cycles:\n\t1 f (/bin/a)\n\n"
         "ab 1 1.1: 99 instructions:\n\t1 g (/bin/a)\n\n"
         "ab 1 1.2: 5 cycles:\n\t1 f (/bin/a)\n\n";
-    perf_options opt = { 0 };
+    perf_options opt = { .period = true };
     uint64_t filtered = 0;
     stacktab *t = collapse(text, &opt, NULL, &filtered);
     ck_assert_double_eq(weight(t, "ab;f"), 15);
@@ -100,7 +112,7 @@ START_TEST(unknown_jit_inline_and_offsets)
         "\t13 outer->inner+0x1f (/bin/java)\n"
         "\t14 (deleted) (/bin/java)\n"
         "\n";
-    perf_options opt = { .annotate_jit = true, .include_addrs = true };
+    perf_options opt = { .include_addrs = true };
     stacktab *t = collapse(text, &opt, NULL, NULL);
     const char *want = "java;outer;inner_[i];[unknown <12>];"
                        "[libjvm.so <11>];com/x/Y:.run_[j]";
@@ -147,7 +159,7 @@ static const char java_untimed[] =
 
 START_TEST(java_jit_and_inlined_frames_without_timestamp)
 {
-    perf_options opt = { .annotate_jit = true };
+    perf_options opt = { .period = true };
     stacktab *t = collapse(java_untimed, &opt, NULL, NULL);
     ck_assert_uint_eq(stacktab_size(t), 1);
     /* "->" splits one line into frames, the first keeps _[j], the
@@ -157,8 +169,8 @@ START_TEST(java_jit_and_inlined_frames_without_timestamp)
         "Interpreter_[j];com/example/Foo:.inl_[j];com/example/Baz:.leaf_[i];"
         "com/example/Foo:.bar_[j]"), 10309278);
     stacktab_free(t);
-    perf_options none = { 0 };
-    t = collapse(java_untimed, &none, NULL, NULL);   /* no --jit */
+    perf_options none = { .no_marks = true, .period = true };
+    t = collapse(java_untimed, &none, NULL, NULL);   /* --no-marks */
     ck_assert_double_eq(weight(t,
         "java;start_thread;[libjvm.so];JavaCalls::call_helper;"
         "Interpreter;com/example/Foo:.inl;com/example/Baz:.leaf_[i];"
@@ -184,7 +196,7 @@ static const char kernel_untimed[] =
 
 START_TEST(kernel_modules_get_k_under_kernel)
 {
-    perf_options opt = { .annotate_kernel = true };
+    perf_options opt = { 0 };
     stacktab *t = collapse(kernel_untimed, &opt, NULL, NULL);
     ck_assert_uint_eq(stacktab_size(t), 2);
     /* _[k]: a module starting with '[' or ending in vmlinux, not
@@ -195,7 +207,7 @@ START_TEST(kernel_modules_get_k_under_kernel)
         "ext4_file_write_iter_[k];native_safe_halt_[k]"), 1);
     ck_assert_double_eq(weight(t, "swapper;native_safe_halt_[k]"), 1);
     stacktab_free(t);
-    perf_options none = { 0 };
+    perf_options none = { .no_marks = true };
     t = collapse(kernel_untimed, &none, NULL, NULL);
     ck_assert_double_eq(weight(t, "swapper;native_safe_halt"), 1);
     stacktab_free(t);
@@ -209,7 +221,7 @@ START_TEST(two_event_types_without_timestamps)
         "ab 1/2 7 instructions:\n\t1 g (/bin/a)\n\n"
         "ab 1/2 50 cycles:\n\t1 f (/bin/a)\n\n"
         "ab 1/3 cycles:\n\t1 h (/bin/a)\n\n";
-    perf_options opt = { .include_tid = true };
+    perf_options opt = { .include_tid = true, .period = true };
     uint64_t filtered = 0;
     stacktab *t = collapse(text, &opt, NULL, &filtered);
     /* (the Perl finds no event here, keeps g, and counts f 1 + 1 or
@@ -231,10 +243,10 @@ START_TEST(two_event_types_with_timestamps_and_modifiers)
         "\t400001 b (/usr/bin/perf)\n\n"
         "perf 9 [000] 1.000003:    10 cpu-clock:pppH:\n"
         "\tffffffff81000001 a ([kernel.kallsyms])\n\n";
-    perf_options opt = { .include_pid = true };
+    perf_options opt = { .include_pid = true, .period = true };
     uint64_t filtered = 0;
     stacktab *t = collapse(text, &opt, NULL, &filtered);
-    ck_assert_double_eq(weight(t, "perf-?;a"), 20);     /* no PID: ? */
+    ck_assert_double_eq(weight(t, "perf-?;a_[k]"), 20);     /* no PID: ? */
     ck_assert_uint_eq(stacktab_size(t), 1);
     ck_assert_uint_eq(filtered, 1);
     stacktab_free(t);
@@ -250,7 +262,7 @@ START_TEST(frame_shapes_as_the_relay_folds_them)
         return;
     strbuf text = STRBUF_INIT;
     sb_printf(&text, "prog 41/42 [000] 7.5: 3 cpu-clock:\n%s\n", r->text);
-    perf_options all = { .annotate_kernel = true, .annotate_jit = true };
+    perf_options all = { .period = true };
     stacktab *t = collapse(text.buf, &all, NULL, NULL);
     ck_assert_uint_eq(stacktab_size(t), 1);
     const stack_entry *e = stacktab_entry(t, 0);

@@ -77,6 +77,77 @@ START_TEST(merges_shared_prefixes)
 }
 END_TEST
 
+/* flamegraph.pl lays out lines in sorted order: "a;b 5" before
+ * "a;b;c 3", so c starts after b's own 5 samples (issue 14's case). */
+START_TEST(own_samples_before_children_as_flamegraph_pl)
+{
+    const char *s[] = { "a;d", "a;b;c", "a;b" };
+    double w[] = { 2, 3, 5 };
+    stacktab *tab = table(s, w, 3);
+    ft_options o = { 0 };
+    flametree *t = flametree_build(tab, &o);
+    const ft_node *a = child(t, 0, "a");
+    const ft_node *b = child(t, idx(t, a), "b");
+    ck_assert_double_eq(b->x, 0);
+    ck_assert_double_eq(child(t, idx(t, b), "c")->x, 5);
+    ck_assert_double_eq(child(t, idx(t, a), "d")->x, 8);
+    check_invariants(t);
+    flametree_free(t);
+    stacktab_free(tab);
+}
+END_TEST
+
+/* Frames merge only with the line before, as in flow(): "b.cold" sorts
+ * between "a;b 5" and "a;b;c 3" ('.' < ';'), so b is drawn twice. */
+START_TEST(sibling_sorting_between_splits_a_frame)
+{
+    const char *s[] = { "a;b", "a;b;c", "a;b.cold;x" };
+    double w[] = { 5, 3, 1 };
+    stacktab *tab = table(s, w, 3);
+    ft_options o = { 0 };
+    flametree *t = flametree_build(tab, &o);
+    const ft_node *a = child(t, 0, "a");
+    int nb = 0;
+    double xs[2] = { -1, -1 }, ws[2] = { 0, 0 };
+    for (uint32_t c = a->first_child; c != FT_NONE; c = t->nodes[c].next_sibling)
+        if (t->nodes[c].name_len == 1 && t->nodes[c].name[0] == 'b' && nb < 2) {
+            xs[nb] = t->nodes[c].x;
+            ws[nb++] = t->nodes[c].value;
+        }
+    ck_assert_int_eq(nb, 2);
+    ck_assert_double_eq(xs[0], 0);
+    ck_assert_double_eq(ws[0], 5);
+    ck_assert_double_eq(xs[1], 6);
+    ck_assert_double_eq(ws[1], 3);
+    ck_assert_double_eq(child(t, idx(t, a), "b.cold")->x, 5);
+    check_invariants(t);
+    flametree_free(t);
+    stacktab_free(tab);
+}
+END_TEST
+
+/* Perl's split(";") drops trailing empty frames and keeps the others,
+ * blanks included. */
+START_TEST(frames_split_as_perl_does)
+{
+    const char *s[] = { "a;b;", "a; b", "a;;c" };
+    double w[] = { 1, 2, 4 };
+    stacktab *tab = table(s, w, 3);
+    ft_options o = { 0 };
+    flametree *t = flametree_build(tab, &o);
+    const ft_node *a = child(t, 0, "a");
+    ck_assert_double_eq(a->value, 7);
+    ck_assert_ptr_nonnull(child(t, idx(t, a), " b"));
+    ck_assert_ptr_nonnull(child(t, idx(t, a), "b"));
+    const ft_node *empty = child(t, idx(t, a), "");
+    ck_assert_ptr_nonnull(empty);
+    ck_assert_double_eq(child(t, idx(t, empty), "c")->value, 4);
+    ck_assert_ptr_null(child(t, idx(t, child(t, idx(t, a), "b")), ""));
+    flametree_free(t);
+    stacktab_free(tab);
+}
+END_TEST
+
 START_TEST(sort_by_weight_puts_widest_first)
 {
     const char *s[] = { "r;a", "r;b", "r;c" };
@@ -188,6 +259,9 @@ TEST_SUITE(client_flametree)
     Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("tree");
     tcase_add_test(tc, merges_shared_prefixes);
+    tcase_add_test(tc, own_samples_before_children_as_flamegraph_pl);
+    tcase_add_test(tc, sibling_sorting_between_splits_a_frame);
+    tcase_add_test(tc, frames_split_as_perl_does);
     tcase_add_test(tc, sort_by_weight_puts_widest_first);
     tcase_add_test(tc, flamechart_merges_adjacent_samples_only);
     tcase_add_test(tc, reverse_merges_on_reversed_stacks);

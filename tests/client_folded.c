@@ -85,8 +85,15 @@ START_TEST(spaces_inside_frames_survive)
     ck_assert(parse("V8 WorkerThread;do thing\t9", &fl));
     ck_assert_uint_eq(fl.stack_len, strlen("V8 WorkerThread;do thing"));
     ck_assert_double_eq(fl.count[0], 9);
-    ck_assert(parse("a;b   5", &fl));           /* extra blanks trimmed */
-    ck_assert_uint_eq(fl.stack_len, 3);
+    /* only one blank separates the count, as in flamegraph.pl: the
+     * frame "b  " keeps its two */
+    ck_assert(parse("a;b   5", &fl));
+    ck_assert_uint_eq(fl.stack_len, 5);
+    ck_assert(parse("x;[unknown]  5", &fl));
+    ck_assert_uint_eq(fl.stack_len, strlen("x;[unknown] "));
+    ck_assert(parse("a;b  5  3", &fl));         /* "5 " is no count */
+    ck_assert_int_eq(fl.ncols, 1);
+    ck_assert_uint_eq(fl.stack_len, strlen("a;b  5 "));
 }
 END_TEST
 

@@ -228,7 +228,7 @@ static char *render(const heatmap *h, int kind)
     char *buf = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
-    heatmap_page o = { "t<i>tle", "src", false };
+    heatmap_page o = { "t<i>tle", "src", false, NULL };
     if (kind == 0)
         heatmap_write_json(fp, h);
     else if (kind == 1)
@@ -263,10 +263,13 @@ START_TEST(outputs)
     char *html = render(h, 1);
     ck_assert_ptr_nonnull(strstr(html, "<title>t&lt;i&gt;tle</title>"));
     /* the only </script> are ours: data cannot close the element */
-    size_t n = 0;
+    size_t opened = 0, closed = 0;
+    for (char *p = html; (p = strstr(p, "<script")); p++)
+        opened++;
     for (char *p = html; (p = strstr(p, "</script>")); p++)
-        n++;
-    ck_assert_uint_eq(n, 3);
+        closed++;
+    ck_assert_uint_ge(opened, 3);
+    ck_assert_uint_eq(closed, opened);
     /* no network: nothing loaded (only the SVG namespace URI) */
     ck_assert_ptr_null(strstr(html, "src="));
     ck_assert_ptr_null(strstr(html, "<link"));

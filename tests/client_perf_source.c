@@ -124,7 +124,7 @@ START_TEST(source_dir)
     char *d = tu_mkdtemp();
     char err[512];
     perf_source src;
-    ck_assert_int_eq(perf_source_open(&src, d, "myprof", 99, err, sizeof err), 0);
+    ck_assert_int_eq(perf_source_open(&src, d, "myprof", 99, false, err, sizeof err), 0);
     char *meta_path = NULL, *data_path = NULL;
     ck_assert_int_ne(asprintf(&meta_path, "%s/myprof/metadata.json", d), -1);
     ck_assert_int_ne(asprintf(&data_path, "%s/myprof/data.json", d), -1);
@@ -140,7 +140,7 @@ START_TEST(source_dir)
 
     /* a second run under the same name while this one lives: refused */
     perf_source other;
-    ck_assert_int_eq(perf_source_open(&other, d, "myprof", 99, err, sizeof err), 0);
+    ck_assert_int_eq(perf_source_open(&other, d, "myprof", 99, false, err, sizeof err), 0);
     /* (same pid: reused) */
     perf_source_close(&other, false);
 
@@ -182,13 +182,13 @@ START_TEST(source_dir)
     /* a stale directory of a dead run is reused; a foreign one is not */
     mkdir(dir, 0755);
     tu_write(dir, ".staprelay-run", "999999999\n");
-    ck_assert_int_eq(perf_source_open(&src, d, "myprof", 99, err, sizeof err), 0);
+    ck_assert_int_eq(perf_source_open(&src, d, "myprof", 99, false, err, sizeof err), 0);
     perf_source_close(&src, true);
     mkdir(dir, 0755);
     tu_write(dir, "metadata.json", "{}");
-    ck_assert_int_eq(perf_source_open(&src, d, "myprof", 99, err, sizeof err), -1);
+    ck_assert_int_eq(perf_source_open(&src, d, "myprof", 99, false, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "already exists"));
-    ck_assert_int_eq(perf_source_open(&src, "/nonexistent", "x", 99, err, sizeof err), -1);
+    ck_assert_int_eq(perf_source_open(&src, "/nonexistent", "x", 99, false, err, sizeof err), -1);
     sb_free(&s.comm);
     sb_free(&s.stack);
     free(meta_path);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/input/input.h"
 #include "client/render/speedscope.h"
 #include "common/strbuf.h"
 #include "tests/testutil.h"
@@ -20,7 +21,7 @@ START_TEST(round_trips_stacks_and_weights)
     char *buf = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
-    ck_assert_int_eq(speedscope_write(fp, t, 0, "prof", "none"), 0);
+    ck_assert_int_eq(speedscope_write(fp, t, 0, "prof", "none", NULL), 0);
     fclose(fp);
     json_error_t err;
     json_t *doc = json_loads(buf, 0, &err);
@@ -60,11 +61,65 @@ START_TEST(round_trips_stacks_and_weights)
 }
 END_TEST
 
+/* perf script text with times: the samples come out one by one in time
+ * order (two threads interleaved, the text not in time order), adjacent
+ * identical stacks merged, unit nanoseconds for --period's ns */
+START_TEST(time_order_from_perf_text)
+{
+    const char *text =
+        "app 1/1 [000] 10.000300: 1 cpu-clock:\n\t1 b (/bin/app)\n\t2 main (/bin/app)\n\n"
+        "app 1/2 [001] 10.000100: 1 cpu-clock:\n\t1 a (/bin/app)\n\t2 main (/bin/app)\n\n"
+        "app 1/1 [000] 10.000200: 1 cpu-clock:\n\t1 a (/bin/app)\n\t2 main (/bin/app)\n\n"
+        "app 1/2 [001] 10.000400: 1 cpu-clock:\n\t1 a (/bin/app)\n\t2 main (/bin/app)\n\n";
+    FILE *in = fmemopen((void *)text, strlen(text), "r");
+    stacktab *t = stacktab_new();
+    speedscope_timeline tl = { 0 };
+    input_options opt = { .format = INPUT_PERF,
+                          .on_sample = speedscope_timeline_observe,
+                          .on_sample_arg = &tl };
+    input_stats st = { 0 };
+    ck_assert_int_eq(input_read_stream(in, &opt, t, &st, NULL), 0);
+    fclose(in);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    ck_assert_int_eq(speedscope_write(fp, t, 0, "p", speedscope_unit("ns"), &tl), 0);
+    fclose(fp);
+    json_t *doc = json_loads(buf, 0, NULL);
+    ck_assert_ptr_nonnull(doc);
+    json_t *frames = json_object_get(json_object_get(doc, "shared"), "frames");
+    json_t *prof = json_array_get(json_object_get(doc, "profiles"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(prof, "unit")), "nanoseconds");
+    json_t *samples = json_object_get(prof, "samples");
+    json_t *weights = json_object_get(prof, "weights");
+    /* 10.0001 a, 10.0002 a (merged), 10.0003 b, 10.0004 a */
+    ck_assert_uint_eq(json_array_size(samples), 3);
+    const char *want[] = { "app;main;a", "app;main;b", "app;main;a" };
+    double wantw[] = { 2, 1, 1 };
+    for (size_t i = 0; i < 3; i++) {
+        json_t *sm = json_array_get(samples, i);
+        strbuf sb = STRBUF_INIT;
+        for (size_t j = 0; j < json_array_size(sm); j++)
+            sb_printf(&sb, j ? ";%s" : "%s", json_string_value(json_object_get(
+                json_array_get(frames, (size_t)json_integer_value(json_array_get(sm, j))), "name")));
+        ck_assert_str_eq(sb.buf, want[i]);
+        ck_assert_double_eq(json_number_value(json_array_get(weights, i)), wantw[i]);
+        sb_free(&sb);
+    }
+    ck_assert_str_eq(speedscope_unit("samples"), "none");
+    json_decref(doc);
+    free(buf);
+    speedscope_timeline_free(&tl);
+    stacktab_free(t);
+}
+END_TEST
+
 TEST_SUITE(client_speedscope)
 {
     Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("speedscope");
     tcase_add_test(tc, round_trips_stacks_and_weights);
+    tcase_add_test(tc, time_order_from_perf_text);
     suite_add_tcase(s, tc);
     return s;
 }

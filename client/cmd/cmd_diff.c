@@ -228,7 +228,7 @@ int cmd_diff(int argc, char **argv)
                         o.elided ? " (every stack is on both sides)" : "");
                 rc = 2;
             } else {
-                flamesvg_write(out, t, &o.svg);
+                rc = inout_write_flame(&o, out, t);
             }
             flametree_free(t);
             if (rc == 0)

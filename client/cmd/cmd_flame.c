@@ -47,6 +47,11 @@ int cmd_flame(int argc, char **argv)
     o.pcp.run_info = o.pcp.run ? &run : NULL;
     stacktab *tab = stacktab_new();
     stacktab_keep_sequence(tab, o.svg.flamechart);
+    speedscope_timeline tl = { 0 };
+    if (strcmp(fmt, "speedscope") == 0) {      /* samples in time order */
+        o.in.on_sample = speedscope_timeline_observe;
+        o.in.on_sample_arg = &tl;
+    }
     rc = inout_read_inputs(&o, o.files, o.nfiles, 0, tab);
     strbuf sub = STRBUF_INIT;
     if (rc == 0 && o.pcp.run && o.svg.subtitle == NULL) {
@@ -73,7 +78,7 @@ int cmd_flame(int argc, char **argv)
         } else if (ss) {
             speedscope_write(out, tab, diff ? 1 : 0,
                              o.svg.title ? o.svg.title : "staprelay flame",
-                             "none");
+                             speedscope_unit(o.svg.countname), &tl);
             rc = inout_close_output(&o, out);
         } else {
             ft_options fo = {
@@ -84,11 +89,15 @@ int cmd_flame(int argc, char **argv)
             };
             flamesvg_tree_options(&o.svg, &fo);
             flametree *t = flametree_build(tab, &fo);
-            flamesvg_write(out, t, &o.svg);
+            rc = inout_write_flame(&o, out, t);
             flametree_free(t);
-            rc = inout_close_output(&o, out);
+            if (rc == 0)
+                rc = inout_close_output(&o, out);
+            else
+                inout_discard_output(&o, out);
         }
     }
+    speedscope_timeline_free(&tl);
     pprof_builder_free(pb);
     stacktab_free(tab);
     sb_free(&sub);

@@ -37,6 +37,11 @@ int cmd_fold(int argc, char **argv)
     if (rc)
         return rc;
     stacktab *tab = stacktab_new();
+    speedscope_timeline tl = { 0 };
+    if (strcmp(fmt, "speedscope") == 0) {      /* samples in time order */
+        o.in.on_sample = speedscope_timeline_observe;
+        o.in.on_sample_arg = &tl;
+    }
     rc = inout_read_inputs(&o, o.files, o.nfiles, 0, tab);
     if (rc == 0 && stacktab_total(tab, 0) + stacktab_total(tab, 1) <= 0)
         rc = inout_empty_input(&o);
@@ -50,13 +55,15 @@ int cmd_fold(int argc, char **argv)
                 pb = NULL;
             } else {
                 if (strcmp(fmt, "speedscope") == 0)
-                    speedscope_write(out, tab, 0, "staprelay fold", "none");
+                    speedscope_write(out, tab, 0, "staprelay fold",
+                                     speedscope_unit(o.svg.countname), &tl);
                 else
                     folded_write(out, tab, stacktab_has_col1(tab));
                 rc = inout_close_output(&o, out);
             }
         }
     }
+    speedscope_timeline_free(&tl);
     pprof_builder_free(pb);
     stacktab_free(tab);
     return rc;

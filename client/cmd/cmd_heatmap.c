@@ -46,14 +46,13 @@ static void observe(void *arg, size_t entry, int col, double weight,
     collect_ctx *c = arg;
     /* a PCP record weighs the samples it stands for (its count); a perf
      * sample is one sample, whatever its period (heatmap.h) */
-    int64_t ns;
-    if (when_ns != STACK_TIME_UNKNOWN)
+    if (when_ns == STACK_TIME_UNKNOWN)
+        heatmap_add_untimed(c->h);
+    else if (c->pc)
+        heatmap_add_entry(c->h, entry, heatmap_floor_div(when_ns, 1000));
+    else
         heatmap_add_weighted(c->h, entry, heatmap_floor_div(when_ns, 1000),
                              weight);
-    else if (c->pc && perf_collapser_sample_time(c->pc, &ns))
-        heatmap_add_entry(c->h, entry, heatmap_floor_div(ns, 1000));
-    else
-        heatmap_add_untimed(c->h);
 }
 
 #define DETECT_LINES 400
@@ -279,7 +278,7 @@ int cmd_heatmap(int argc, char **argv)
         } else {
             strbuf src = STRBUF_INIT;
             describe(&src, &o, h, &run);
-            heatmap_page ho = { o.svg.title, src.buf, o.enhance };
+            heatmap_page ho = { o.svg.title, src.buf, o.enhance, &o.svg };
             if (strcmp(fmt, "json") == 0)
                 heatmap_write_json(out, h);
             else if (strcmp(fmt, "svg") == 0)

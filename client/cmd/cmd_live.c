@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
@@ -36,6 +37,7 @@ typedef struct live_ctx {
     double       interval;
     cmd_opts    *o;
     live_window *w;
+    bool         tty;          /* stderr is a terminal: a status line */
     live_gaps    gaps;
     int64_t      last_ok_us, now_us;
     uint64_t     generation, rounds;
@@ -120,7 +122,7 @@ static int write_heatmap_svg(FILE *out, void *arg)
         sb_adds(&title, " -- ");
         sb_add(&title, c->gaptext.buf, c->gaptext.len);
     }
-    heatmap_page ho = { title.buf, NULL, c->enhance };
+    heatmap_page ho = { title.buf, NULL, c->enhance, NULL };
     /* the heat map, then the gaps drawn over it as grey columns (the
      * geometry is heatmap_write_svg's: 60 px left, 40 px top) */
     char *buf = NULL;
@@ -176,7 +178,7 @@ static int write_heatmap_html(FILE *out, void *arg)
         sb_add(&src, c->gaptext.buf, c->gaptext.len);
     }
     if (c->grid_ok) {
-        heatmap_page ho = { title.buf, src.buf, c->enhance };
+        heatmap_page ho = { title.buf, src.buf, c->enhance, &c->o->svg };
         heatmap_write_html(out, c->h, &ho);
     } else {
         strbuf sb = STRBUF_INIT;
@@ -247,7 +249,9 @@ static int write_index(FILE *out, void *arg)
     xml_escape(&sb, t.buf, t.len, true);
     sb_adds(&sb, "</title>\n<style>\nbody { font-family: Verdana, sans-serif; "
             "margin: 1em; }\n.gap { color: #b00000; font-weight: bold; }\n"
-            "img, object { max-width: 100%; border: 1px solid #ddd; }\n"
+            ".scroll { overflow-x: auto; border: 1px solid #ddd; }\n"
+            ".scroll img { display: block; }\n"
+            "object { border: 1px solid #ddd; }\n"
             "</style>\n</head>\n<body>\n<h1>");
     xml_escape(&sb, t.buf, t.len, true);
     sb_adds(&sb, "</h1>\n<p id=\"status\">updated ");
@@ -276,12 +280,15 @@ static int write_index(FILE *out, void *arg)
         sb_printf(&sb, "<p><a href=\"heatmap.html?v=%" PRIu64 "\">interactive "
                   "heat map</a> (a snapshot: select a range for its flame "
                   "graph)</p>\n", c->generation);
+    /* at its own size (readable), the newest time on screen */
     if (c->want_svg)
-        sb_printf(&sb, "<p><img src=\"heatmap.svg?v=%" PRIu64 "\" "
-                  "alt=\"heat map\"></p>\n", c->generation);
-    sb_printf(&sb, "<h2>Flame graph, last %ld s</h2>\n<p><object "
-              "data=\"flame.svg?v=%" PRIu64 "\" type=\"image/svg+xml\" "
-              "width=\"1200\">flame.svg</object></p>\n<p><a "
+        sb_printf(&sb, "<div class=\"scroll\" id=\"heatmap\"><img "
+                  "src=\"heatmap.svg?v=%" PRIu64 "\" alt=\"heat map\" "
+                  "onload=\"var d = this.parentNode; d.scrollLeft = "
+                  "d.scrollWidth;\"></div>\n", c->generation);
+    sb_printf(&sb, "<h2>Flame graph, last %ld s</h2>\n<div class=\"scroll\">"
+              "<object data=\"flame.svg?v=%" PRIu64 "\" type=\"image/svg+xml\" "
+              ">flame.svg</object></div>\n<p><a "
               "href=\"flame.svg?v=%" PRIu64 "\">flame.svg</a></p>\n"
               "</body>\n</html>\n", c->flame_s, c->generation, c->generation);
     fwrite(sb.buf, 1, sb.len, out);
@@ -312,13 +319,10 @@ static void write_all(live_ctx *c)
             stacktab_add(c->ftab, st, len, 0, s->weight);
     }
     c->ftotal = stacktab_total(c->ftab, 0);
-    if (c->h->n > 0) {
-        /* the grid spans the whole window, so it scrolls steadily */
-        if (c->h->start_us > wstart)
-            c->h->start_us = wstart;
-        if (c->h->end_us < c->now_us)
-            c->h->end_us = c->now_us;
-    }
+    /* the grid spans the time that has data, from the first sample in
+     * the window to now: it grows to the window, then slides */
+    if (c->h->n > 0 && c->h->end_us < c->now_us)
+        c->h->end_us = c->now_us;
     sb_reset(&c->grid_err);
     c->grid_ok = heatmap_grid(c->h, c->rows, &c->grid_err) == 0;
     if (!c->grid_ok) {
@@ -373,6 +377,15 @@ static int on_round(void *arg, int status)
     lw_prune(c->w, wstart);
     live_gaps_prune(&c->gaps, wstart);
     write_all(c);
+    if (c->tty) {       /* a one-line status on a terminal */
+        strbuf t = STRBUF_INIT;
+        hms(&t, c->now_us);
+        fprintf(stderr, "\r\033[Kstaprelay live: %zu samples, %zu stacks in "
+                "the window; %s/index.html at %s", lw_count(c->w),
+                lw_nstacks(c->w), c->dir, t.buf);
+        fflush(stderr);
+        sb_free(&t);
+    }
     return 0;
 }
 
@@ -427,10 +440,22 @@ int cmd_live(int argc, char **argv)
     o.pcp.on_round = on_round;
     o.pcp.hook_arg = &c;
 
+    c.tty = isatty(STDERR_FILENO);
+    fprintf(stderr, "staprelay live: writing %s/index.html (%s%sflame.svg) "
+            "every %g s; Ctrl-C ends\n", c.dir,
+            c.want_html ? "heatmap.html, " : "", c.want_svg ? "heatmap.svg, " : "",
+            c.interval);
+
     pcp_stats st;
     memset(&st, 0, sizeof st);
     strbuf err = STRBUF_INIT;
     rc = pcp_input_read(&o.pcp, &o.in, "live", NULL, &st, &err);
+    if (c.tty)
+        fputs("\r\033[K", stderr);
+    if (c.generation > 0)
+        fprintf(stderr, "staprelay live: wrote %s/index.html and its files "
+                "(%" PRIu64 " snapshots; the last holds %zu samples)\n", c.dir,
+                c.generation, lw_count(c.w));
     if (rc != 0) {
         fprintf(stderr, "staprelay live: %s\n", err.buf);
         if (rc == 2)

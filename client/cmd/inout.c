@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client/render/pprof_write.h"
 #include "common/xalloc.h"
@@ -29,7 +30,9 @@ int inout_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
     pcp_stats st;
     memset(&st, 0, sizeof st);
     strbuf err = STRBUF_INIT;
-    int rc = pcp_input_read(po, &in, o->command, tab, &st, &err);
+    pcp_options pcp = *po;
+    pcp.progress = isatty(STDERR_FILENO) && po->on_round == NULL;
+    int rc = pcp_input_read(&pcp, &in, o->command, tab, &st, &err);
     if (rc != 0) {
         fprintf(stderr, "staprelay %s: %s\n", o->command, err.buf);
         if (rc == 2)
@@ -66,10 +69,18 @@ int inout_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
     else if (st.stacks == 0 && st.outside && st.run_window)
         fprintf(stderr, "staprelay %s: all %" PRIu64 " records are outside "
                 "run %s's time window\n", o->command, st.outside, po->run);
+    else if (st.stacks == 0 && st.outside && st.live_window)
+        fprintf(stderr, "staprelay %s: all %" PRIu64 " records are stamped "
+                "outside the collection window (before it started or "
+                "after its end)\n", o->command, st.outside);
     else if (st.stacks == 0 && st.counted == 0 && st.outside)
         fprintf(stderr, "staprelay %s: all %" PRIu64 " %s outside "
                 "the -S/-T window\n", o->command, st.outside,
                 st.counter_sets ? "samples are" : "records are");
+    else if (st.outside && st.live_window)
+        fprintf(stderr, "staprelay %s: left out %" PRIu64 " records stamped "
+                "outside the collection window (queued before it started, "
+                "or after its end)\n", o->command, st.outside);
     else if (st.outside && st.run_window)
         fprintf(stderr, "staprelay %s: left out %" PRIu64 " records from "
                 "outside run %s's time window (another run of the same "
@@ -90,7 +101,7 @@ static void inout_pprof_notes(const cmd_opts *o, const char *name,
                 o->command, name, st->ignored);
 }
 
-int inout_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
+int inout_read_inputs(cmd_opts *o, char **files, int nfiles, int col,
                     stacktab *tab)
 {
     input_options in = o->in;
@@ -127,6 +138,14 @@ int inout_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
             fprintf(stderr, "staprelay %s: %s: kept only events of type %s"
                     " (%" PRIu64 " samples of other types skipped)\n",
                     o->command, name, st.event, st.filtered);
+        /* --period: the counts are the event's periods; name their unit
+         * (ns for the clock events) unless --countname did */
+        if (o->in.perf.period && st.format == INPUT_PERF && st.event[0]
+            && !o->countname_given) {
+            perf_period_unit(st.event, o->period_unit,
+                             sizeof o->period_unit);
+            o->svg.countname = o->period_unit;
+        }
     }
     return 0;
 }
@@ -178,6 +197,9 @@ int inout_close_output(cmd_opts *o, FILE *out)
                 o->output ? o->output : "stdout");
         return 1;
     }
+    /* on a terminal, say what was written where */
+    if (out != stdout && o->output && isatty(STDERR_FILENO))
+        fprintf(stderr, "staprelay %s: wrote %s\n", o->command, o->output);
     return 0;
 }
 
@@ -219,6 +241,25 @@ int inout_empty_input(const cmd_opts *o)
             "(expected folded stacks, perf script output or SystemTap "
             "backtraces)\n", o->command);
     return 2;
+}
+
+int inout_write_flame(cmd_opts *o, FILE *out, const flametree *t)
+{
+    strbuf err = STRBUF_INIT;
+    int rc = 0;
+    if (flamesvg_prepare(&o->svg, &err) < 0) {
+        fprintf(stderr, "staprelay %s: %s\n", o->command, err.buf);
+        rc = 1;
+    } else {
+        flamesvg_write(out, t, &o->svg);
+    }
+    sb_reset(&err);
+    if (flamesvg_finish(&o->svg, &err) < 0) {
+        fprintf(stderr, "staprelay %s: --cp: %s\n", o->command, err.buf);
+        rc = 1;
+    }
+    sb_free(&err);
+    return rc;
 }
 
 pprof_builder *inout_pprof_start(cmd_opts *o, bool pprof, int *rc)

@@ -9,14 +9,17 @@
 #include <stdio.h>
 #include "client/cmd/options.h"
 #include "client/input/pcp_runs.h"
+#include "client/stack/flametree.h"
 #include "client/stack/stacktab.h"
 #include "common/strbuf.h"
 
 /* Read the PCP sources (when -h/-a was given) and the named files (or
  * stdin, when there is neither) into tab, column col.  Prints
- * "ignored N lines" / "missed N records" notes.  Returns 0, 1 (I/O
- * error) or 2 (usage error). */
-int inout_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
+ * "ignored N lines" / "missed N records" notes; with --period, sets
+ * the count name to the event's unit (unless --countname).  Live, on a
+ * terminal, a one-line status shows samples, stacks and the time
+ * left.  Returns 0, 1 (I/O error) or 2 (usage error). */
+int inout_read_inputs(cmd_opts *o, char **files, int nfiles, int col,
                     stacktab *tab);
 /* Read PCP sources only, with the given options (diff builds its
  * sides from o->pcp).  Same notes and return values. */
@@ -41,6 +44,11 @@ char *inout_output_name(const cmd_opts *o, const char *kind);
 /* "run NAME: REQUEST (STATE)", for a subtitle or a description; the
  * request is the run's, made safe (pcp_run_text). */
 void inout_run_title(strbuf *sb, const char *name, const pcp_run *r);
+
+/* Write the flame graph of t with o->svg: --nameattr's file and --cp's
+ * palette.map read first, palette.map written after.  0, or 1 after
+ * printing an error. */
+int inout_write_flame(cmd_opts *o, FILE *out, const flametree *t);
 
 /* --format pprof: a builder watching the inputs (install before
  * reading; NULL without --format pprof, or after a usage error about

@@ -16,6 +16,8 @@
 
 enum {
     O_INPUT_FORMAT = 256, O_PID, O_TID, O_KERNEL, O_JIT, O_ALL, O_ADDRS,
+    O_NO_COMM, O_NO_MARKS, O_PERIOD,
+    O_CP, O_FACTOR, O_BGCOLORS, O_NAMEATTR, O_ENCODING,
     O_TITLE, O_SUBTITLE, O_COUNTNAME, O_NAMETYPE, O_WIDTH, O_HEIGHT,
     O_FONTSIZE, O_FONTTYPE, O_FONTWIDTH, O_MINWIDTH, O_COLORS, O_HASH,
     O_REVERSE, O_INVERTED, O_FLAMECHART, O_SORT, O_FORMAT, O_NOTES,
@@ -26,7 +28,7 @@ enum {
     O_LIVE_DIR, O_WINDOW_MINUTES, O_FLAME_SECONDS, O_MAX_SAMPLES,
     O_HEATMAP_KIND,
     O_DURATION, O_SCRIPT_NAME, O_HZ, O_SCRIPT_PID, O_CMD, O_KERNEL_ONLY,
-    O_USER_ONLY, O_SCRIPT_DIR, O_BACKEND,
+    O_USER_ONLY, O_SCRIPT_DIR, O_BACKEND, O_REPLAY, O_SAVE,
     O_SAMPLE_INDEX, O_SAMPLE_TIMES, O_NODECOUNT, O_NODEFRACTION,
     O_EDGEFRACTION,
 };
@@ -40,79 +42,170 @@ typedef struct opt_def {
     int         letter;      /* short option, or 0 */
     int         id;
     int         group;       /* OPTS_*; 0: every command */
+    const char *arg;         /* the argument's name in --help, or "" */
+    const char *help;        /* one line for --help */
 } opt_def;
 
 static const opt_def options[] = {
-    { "help",           no_argument,       0,   O_HELP,           0 },
-    { "output",         required_argument, 'o', O_OUTPUT,         OPTS_OUTPUT },
-    { "format",         required_argument, 0,   O_FORMAT,         OPTS_OUTPUT },
-    { "input-format",   required_argument, 0,   O_INPUT_FORMAT,   OPTS_INPUT },
-    { "pid",            no_argument,       0,   O_PID,            OPTS_INPUT },
-    { "tid",            no_argument,       0,   O_TID,            OPTS_INPUT },
-    { "kernel",         no_argument,       0,   O_KERNEL,         OPTS_INPUT },
-    { "jit",            no_argument,       0,   O_JIT,            OPTS_INPUT },
-    { "all",            no_argument,       0,   O_ALL,            OPTS_INPUT },
-    { "addrs",          no_argument,       0,   O_ADDRS,          OPTS_INPUT },
-    { "sample-index",   required_argument, 0,   O_SAMPLE_INDEX,   OPTS_INPUT },
-    { "sample-times",   no_argument,       0,   O_SAMPLE_TIMES,   OPTS_OUTPUT },
-    { "title",          required_argument, 0,   O_TITLE,          OPTS_SVG },
-    { "subtitle",       required_argument, 0,   O_SUBTITLE,       OPTS_SVG },
-    { "countname",      required_argument, 0,   O_COUNTNAME,      OPTS_SVG },
-    { "nametype",       required_argument, 0,   O_NAMETYPE,       OPTS_SVG },
-    { "width",          required_argument, 0,   O_WIDTH,          OPTS_SVG },
-    { "height",         required_argument, 0,   O_HEIGHT,         OPTS_SVG },
-    { "fontsize",       required_argument, 0,   O_FONTSIZE,       OPTS_SVG },
-    { "fonttype",       required_argument, 0,   O_FONTTYPE,       OPTS_SVG },
-    { "fontwidth",      required_argument, 0,   O_FONTWIDTH,      OPTS_SVG },
-    { "minwidth",       required_argument, 0,   O_MINWIDTH,       OPTS_SVG },
-    { "colors",         required_argument, 0,   O_COLORS,         OPTS_SVG },
-    { "palette",        required_argument, 0,   O_COLORS,         OPTS_SVG },
-    { "hash",           no_argument,       0,   O_HASH,           OPTS_SVG },
-    { "inverted",       no_argument,       0,   O_INVERTED,       OPTS_SVG },
-    { "flamechart",     no_argument,       0,   O_FLAMECHART,     OPTS_SVG },
-    { "notes",          required_argument, 0,   O_NOTES,          OPTS_SVG },
-    { "reverse",        no_argument,       0,   O_REVERSE,        OPTS_TREE },
-    { "sort",           required_argument, 0,   O_SORT,           OPTS_TREE },
-    { "normalize",      no_argument,       'n', O_NORMALIZE,      OPTS_DIFF },
-    { "strip-hex",      no_argument,       's', O_STRIP_HEX,      OPTS_DIFF },
-    { "negate",         no_argument,       0,   O_NEGATE,         OPTS_DIFF },
-    { "elided",         no_argument,       0,   O_ELIDED,         OPTS_DIFF },
-    { "folded",         no_argument,       0,   O_FOLDED,         OPTS_DIFF },
-    { "limit",          required_argument, 'n', O_LIMIT,          OPTS_TOP },
-    { "by",             required_argument, 0,   O_BY,             OPTS_TOP },
+    { "help", no_argument, 0, O_HELP, 0,
+      "", "print this command's options and exit" },
+    { "output", required_argument, 'o', O_OUTPUT, OPTS_OUTPUT,
+      "FILE", "write to FILE (default: standard output)" },
+    { "format", required_argument, 0, O_FORMAT, OPTS_OUTPUT,
+      "FMT", "output format (the command's usage names them)" },
+    { "input-format", required_argument, 0, O_INPUT_FORMAT, OPTS_INPUT,
+      "FMT", "folded, perf, stap or auto (default: guess)" },
+    { "pid", no_argument, 0, O_PID, OPTS_INPUT,
+      "", "root frame comm-PID" },
+    { "tid", no_argument, 0, O_TID, OPTS_INPUT,
+      "", "root frame comm-PID/TID" },
+    { "kernel", no_argument, 0, O_KERNEL, OPTS_INPUT,
+      "", "mark kernel frames _[k] (the default; undoes --no-marks)" },
+    { "jit", no_argument, 0, O_JIT, OPTS_INPUT,
+      "", "mark JIT frames _[j] (the default; undoes --no-marks)" },
+    { "all", no_argument, 0, O_ALL, OPTS_INPUT,
+      "", "both marks (the default; undoes --no-marks)" },
+    { "addrs", no_argument, 0, O_ADDRS, OPTS_INPUT,
+      "", "perf: unknown frames show their address" },
+    { "no-comm", no_argument, 0, O_NO_COMM, OPTS_INPUT,
+      "", "no process (command) root frame" },
+    { "no-marks", no_argument, 0, O_NO_MARKS, OPTS_INPUT,
+      "", "no _[k] / _[j] marks (stackcollapse-perf.pl's frames)" },
+    { "period", no_argument, 0, O_PERIOD, OPTS_INPUT,
+      "", "perf: weigh samples by their period (named in ns or the event)" },
+    { "sample-index", required_argument, 0, O_SAMPLE_INDEX, OPTS_INPUT,
+      "NAME|N", "pprof input: the sample type drawn (default: pprof's)" },
+    { "sample-times", no_argument, 0, O_SAMPLE_TIMES, OPTS_OUTPUT,
+      "", "--format pprof: keep each sample's time" },
+    { "title", required_argument, 0, O_TITLE, OPTS_SVG,
+      "TEXT", "title (default: Flame Graph)" },
+    { "subtitle", required_argument, 0, O_SUBTITLE, OPTS_SVG,
+      "TEXT", "second title line" },
+    { "countname", required_argument, 0, O_COUNTNAME, OPTS_SVG,
+      "NAME", "what the counts are (default: samples)" },
+    { "nametype", required_argument, 0, O_NAMETYPE, OPTS_SVG,
+      "TEXT", "label of a frame in the details line (default: Function:)" },
+    { "width", required_argument, 0, O_WIDTH, OPTS_SVG,
+      "PX", "image width (default 1200)" },
+    { "height", required_argument, 0, O_HEIGHT, OPTS_SVG,
+      "PX", "frame height (default 16)" },
+    { "fontsize", required_argument, 0, O_FONTSIZE, OPTS_SVG,
+      "N", "font size (default 12)" },
+    { "fonttype", required_argument, 0, O_FONTTYPE, OPTS_SVG,
+      "FONT", "font family (default Verdana)" },
+    { "fontwidth", required_argument, 0, O_FONTWIDTH, OPTS_SVG,
+      "N", "average character width relative to the font size (0.59)" },
+    { "minwidth", required_argument, 0, O_MINWIDTH, OPTS_SVG,
+      "PX|N%", "leave out frames narrower than this (default 0.1 px)" },
+    { "colors", required_argument, 0, O_COLORS, OPTS_SVG,
+      "PALETTE", "hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange" },
+    { "palette", required_argument, 0, O_COLORS, OPTS_SVG,
+      "PALETTE", "the same as --colors" },
+    { "hash", no_argument, 0, O_HASH, OPTS_SVG,
+      "", "colours by name hash (flamegraph.pl --hash)" },
+    { "inverted", no_argument, 0, O_INVERTED, OPTS_SVG,
+      "", "icicle graph (root at the top)" },
+    { "flamechart", no_argument, 0, O_FLAMECHART, OPTS_SVG,
+      "", "flame chart: input (time) order, adjacent samples merged" },
+    { "cp", no_argument, 0, O_CP, OPTS_SVG,
+      "", "consistent palette: colours kept by name in ./palette.map" },
+    { "factor", required_argument, 0, O_FACTOR, OPTS_SVG,
+      "F", "show the counts multiplied by F (e.g. to turn samples into time)" },
+    { "bgcolors", required_argument, 0, O_BGCOLORS, OPTS_SVG,
+      "COLOR", "background: yellow, blue, green, grey or #rrggbb" },
+    { "nameattr", required_argument, 0, O_NAMEATTR, OPTS_SVG,
+      "FILE", "per-name attributes: NAME<TAB>key=value... (href, title, id, class, ...)" },
+    { "encoding", required_argument, 0, O_ENCODING, OPTS_SVG,
+      "ENC", "the encoding the SVG's XML declaration names" },
+    { "notes", required_argument, 0, O_NOTES, OPTS_SVG,
+      "TEXT", "a comment in the SVG" },
+    { "reverse", no_argument, 0, O_REVERSE, OPTS_TREE,
+      "", "reverse every stack (leaf as the root)" },
+    { "sort", required_argument, 0, O_SORT, OPTS_TREE,
+      "name|weight", "sibling order (default: name, as flamegraph.pl)" },
+    { "normalize", no_argument, 'n', O_NORMALIZE, OPTS_DIFF,
+      "", "scale BEFORE to AFTER's total (difffolded.pl -n)" },
+    { "strip-hex", no_argument, 's', O_STRIP_HEX, OPTS_DIFF,
+      "", "hex addresses as 0x... (difffolded.pl -s)" },
+    { "negate", no_argument, 0, O_NEGATE, OPTS_SVG,
+      "", "differential: swap red and blue" },
+    { "elided", no_argument, 0, O_ELIDED, OPTS_DIFF,
+      "", "only the stacks present on one side" },
+    { "folded", no_argument, 0, O_FOLDED, OPTS_DIFF,
+      "", "write two-column folded text instead of an SVG" },
+    { "limit", required_argument, 'n', O_LIMIT, OPTS_TOP,
+      "N", "rows (default 20; 0: all)" },
+    { "by", required_argument, 0, O_BY, OPTS_TOP,
+      "self|total", "rank by self or total weight" },
     /* -h is pmcd's host, as in every PCP tool; help is --help */
-    { "host",           required_argument, 'h', O_HOST,           OPTS_PCP },
-    { "archive",        required_argument, 'a', O_ARCHIVE,        OPTS_PCP },
-    { "interval",       required_argument, 't', O_INTERVAL,       OPTS_PCP },
-    { "start",          required_argument, 'S', O_START,          OPTS_PCP },
-    { "finish",         required_argument, 'T', O_FINISH,         OPTS_PCP },
-    { "metric",         required_argument, 0,   O_METRIC,         OPTS_PCP },
-    { "by-host",        no_argument,       0,   O_BY_HOST,        OPTS_PCP },
-    { "series",         required_argument, 0,   O_SERIES,         OPTS_PCP },
-    { "pmproxy",        required_argument, 0,   O_PMPROXY,        OPTS_PCP },
-    { "run",            required_argument, 0,   O_RUN,            OPTS_FROM_RUN },
-    { "output-dir",     required_argument, 0,   O_OUTPUT_DIR,     OPTS_FROM_RUN },
-    { "name",           required_argument, 0,   O_LABEL,          OPTS_FROM_RUN },
-    { "rows",           required_argument, 0,   O_ROWS,           OPTS_HEATMAP },
-    { "enhance",        no_argument,       0,   O_ENHANCE,        OPTS_HEATMAP },
-    { "keep-idle",      no_argument,       0,   O_KEEP_IDLE,      OPTS_HEATMAP },
-    { "nodecount",      required_argument, 0,   O_NODECOUNT,      OPTS_GRAPH },
-    { "nodefraction",   required_argument, 0,   O_NODEFRACTION,   OPTS_GRAPH },
-    { "edgefraction",   required_argument, 0,   O_EDGEFRACTION,   OPTS_GRAPH },
-    { "dir",            required_argument, 0,   O_LIVE_DIR,       OPTS_LIVE },
-    { "window-minutes", required_argument, 0,   O_WINDOW_MINUTES, OPTS_LIVE },
-    { "flame-seconds",  required_argument, 0,   O_FLAME_SECONDS,  OPTS_LIVE },
-    { "max-samples",    required_argument, 0,   O_MAX_SAMPLES,    OPTS_LIVE },
-    { "heatmap",        required_argument, 0,   O_HEATMAP_KIND,   OPTS_LIVE },
-    { "duration",       required_argument, 'T', O_DURATION,       OPTS_SCRIPT },
-    { "name",           required_argument, 0,   O_SCRIPT_NAME,    OPTS_SCRIPT },
-    { "hz",             required_argument, 0,   O_HZ,             OPTS_SCRIPT },
-    { "pid",            required_argument, 0,   O_SCRIPT_PID,     OPTS_SCRIPT },
-    { "cmd",            required_argument, 0,   O_CMD,            OPTS_SCRIPT },
-    { "kernel-only",    no_argument,       0,   O_KERNEL_ONLY,    OPTS_SCRIPT },
-    { "user-only",      no_argument,       0,   O_USER_ONLY,      OPTS_SCRIPT },
-    { "dir",            required_argument, 0,   O_SCRIPT_DIR,     OPTS_SCRIPT },
-    { "backend",        required_argument, 0,   O_BACKEND,        OPTS_SCRIPT },
+    { "host", required_argument, 'h', O_HOST, OPTS_PCP,
+      "HOST[:PORT]", "read live from pmcd on HOST (repeatable)" },
+    { "archive", required_argument, 'a', O_ARCHIVE, OPTS_PCP,
+      "ARCHIVE", "read a PCP archive (repeatable)" },
+    { "interval", required_argument, 't', O_INTERVAL, OPTS_PCP,
+      "INTERVAL", "live: time between fetches (default 1 s)" },
+    { "start", required_argument, 'S', O_START, OPTS_PCP,
+      "START", "archives: records stamped from START" },
+    { "finish", required_argument, 'T', O_FINISH, OPTS_PCP,
+      "END", "live: collect until END (10sec, @14:30); archives: records stamped until END" },
+    { "metric", required_argument, 0, O_METRIC, OPTS_PCP,
+      "NAME", "the event metric (the arguments are then files)" },
+    { "by-host", no_argument, 0, O_BY_HOST, OPTS_PCP,
+      "", "host name as the root frame" },
+    { "series", required_argument, 0, O_SERIES, OPTS_PCP,
+      "QUERY", "read the stacks counters pmseries QUERY matches, through pmproxy" },
+    { "pmproxy", required_argument, 0, O_PMPROXY, OPTS_PCP,
+      "URL", "pmproxy for --series (default $PCP_PMPROXY_URL, else http://localhost:44322)" },
+    { "run", required_argument, 0, O_RUN, OPTS_FROM_RUN,
+      "NAME", "the records of the PMDA's run NAME (staprelay.control.runs)" },
+    { "output-dir", required_argument, 0, O_OUTPUT_DIR, OPTS_FROM_RUN,
+      "DIR", "write DIR/STEM-KIND, STEM the run's name or --name" },
+    { "name", required_argument, 0, O_LABEL, OPTS_FROM_RUN,
+      "LABEL", "the STEM of --output-dir's files" },
+    { "rows", required_argument, 0, O_ROWS, OPTS_HEATMAP,
+      "N", "rows per second (default 50)" },
+    { "enhance", no_argument, 0, O_ENHANCE, OPTS_HEATMAP,
+      "", "FlameScope's enhanced colour scale" },
+    { "keep-idle", no_argument, 0, O_KEEP_IDLE, OPTS_HEATMAP,
+      "", "keep idle samples (swapper in the idle loop)" },
+    { "nodecount", required_argument, 0, O_NODECOUNT, OPTS_GRAPH,
+      "N", "call graph: at most N nodes" },
+    { "nodefraction", required_argument, 0, O_NODEFRACTION, OPTS_GRAPH,
+      "F", "call graph: leave out nodes under F of the total" },
+    { "edgefraction", required_argument, 0, O_EDGEFRACTION, OPTS_GRAPH,
+      "F", "call graph: leave out edges under F of the total" },
+    { "dir", required_argument, 0, O_LIVE_DIR, OPTS_LIVE,
+      "DIR", "the directory kept up to date" },
+    { "window-minutes", required_argument, 0, O_WINDOW_MINUTES, OPTS_LIVE,
+      "N", "heat map window (default 10)" },
+    { "flame-seconds", required_argument, 0, O_FLAME_SECONDS, OPTS_LIVE,
+      "N", "flame graph window (default 30)" },
+    { "max-samples", required_argument, 0, O_MAX_SAMPLES, OPTS_LIVE,
+      "N", "samples kept in memory (default 2000000)" },
+    { "heatmap", required_argument, 0, O_HEATMAP_KIND, OPTS_LIVE,
+      "html|svg|both", "heat map files written (default both)" },
+    { "duration", required_argument, 'T', O_DURATION, OPTS_SCRIPT,
+      "TIME", "run for TIME (500ms, 10s, 2m, 1h; default: until Ctrl-C)" },
+    { "name", required_argument, 0, O_SCRIPT_NAME, OPTS_SCRIPT,
+      "NAME", "module / source name (default staprelay_SCRIPT)" },
+    { "hz", required_argument, 0, O_HZ, OPTS_SCRIPT,
+      "N", "sampling frequency (default 99)" },
+    { "pid", required_argument, 0, O_SCRIPT_PID, OPTS_SCRIPT,
+      "PID", "only this process" },
+    { "cmd", required_argument, 0, O_CMD, OPTS_SCRIPT,
+      "COMMAND", "run COMMAND and profile it until it ends" },
+    { "kernel-only", no_argument, 0, O_KERNEL_ONLY, OPTS_SCRIPT,
+      "", "only kernel stacks" },
+    { "user-only", no_argument, 0, O_USER_ONLY, OPTS_SCRIPT,
+      "", "only user stacks" },
+    { "dir", required_argument, 0, O_SCRIPT_DIR, OPTS_SCRIPT,
+      "DIR", "perf: the directory the PMDA watches" },
+    { "backend", required_argument, 0, O_BACKEND, OPTS_SCRIPT,
+      "stap|bpf|perf", "use that backend or fail" },
+    { "replay", no_argument, 0, O_REPLAY, OPTS_SCRIPT,
+      "", "perf: the event metric replays (the PMDA's runs)" },
+    { "save", required_argument, 0, O_SAVE, OPTS_SCRIPT,
+      "FILE", "perf: keep the perf script text in FILE" },
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 
@@ -340,9 +433,15 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
         break;
     case O_PID: o->in.perf.include_pid = true; break;
     case O_TID: o->in.perf.include_tid = true; break;
-    case O_KERNEL: o->in.perf.annotate_kernel = true; break;
-    case O_JIT: o->in.perf.annotate_jit = true; break;
-    case O_ALL: o->in.perf.annotate_kernel = o->in.perf.annotate_jit = true; break;
+    /* the marks are the default now (every path marks as the relay
+     * does); --kernel, --jit and --all stay accepted and undo
+     * --no-marks */
+    case O_KERNEL:
+    case O_JIT:
+    case O_ALL: o->in.perf.no_marks = false; break;
+    case O_NO_COMM: o->in.perf.no_comm = true; break;
+    case O_NO_MARKS: o->in.perf.no_marks = true; break;
+    case O_PERIOD: o->in.perf.period = true; break;
     case O_ADDRS: o->in.perf.include_addrs = true; break;
     case O_SAMPLE_INDEX:
         if (*arg == '\0')
@@ -353,9 +452,27 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
     case O_SAMPLE_TIMES: o->sample_times = true; break;
     case O_TITLE: o->svg.title = arg; break;
     case O_SUBTITLE: o->svg.subtitle = arg; break;
-    case O_COUNTNAME: o->svg.countname = arg; break;
+    case O_COUNTNAME: o->svg.countname = arg; o->countname_given = true; break;
     case O_NAMETYPE: o->svg.nametype = arg; break;
     case O_NOTES: o->svg.notes = arg; break;
+    case O_CP: o->svg.cp = true; break;
+    case O_FACTOR:
+        if (!parse_double(arg, 0, &d) || !(d > 0))
+            return cmd_opts_error(o, usage, "bad --factor: %s", arg);
+        o->svg.factor = d;
+        break;
+    case O_BGCOLORS:
+        if (!flamesvg_bgcolors_ok(arg))
+            return cmd_opts_error(o, usage, "--bgcolors takes yellow, blue, "
+                                  "green, grey or #rrggbb: %s", arg);
+        o->svg.bgcolors = arg;
+        break;
+    case O_NAMEATTR: o->svg.nameattr_file = arg; break;
+    case O_ENCODING:
+        if (*arg == '\0' || strpbrk(arg, "\"<>&'") != NULL)
+            return cmd_opts_error(o, usage, "bad --encoding: %s", arg);
+        o->svg.encoding = arg;
+        break;
     case O_FONTTYPE: o->svg.fonttype = arg; break;
     case O_WIDTH:
         if (!parse_double(arg, 40, &o->svg.width))
@@ -493,6 +610,12 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
         o->script.given |= RUN_OPT_USER_ONLY;
         break;
     case O_SCRIPT_DIR: o->script.dir = arg; break;
+    case O_REPLAY: o->script.replay = true; break;
+    case O_SAVE:
+        if (*arg == '\0')
+            return cmd_opts_error(o, usage, "--save needs a file name");
+        o->script.save = arg;
+        break;
     case O_BACKEND:
         if (strcmp(arg, "stap") && strcmp(arg, "bpf") && strcmp(arg, "perf"))
             return cmd_opts_error(o, usage, "bad --backend '%s' (stap, bpf or "
@@ -542,12 +665,13 @@ static int finish_pcp(cmd_opts *o, const char *usage)
     }
     o->pcp.run = o->nruns ? o->runs[0] : NULL;
     const perf_options *pf = &o->in.perf;
-    if (pcp_options_active(&o->pcp) && o->nfiles == 0
-        && (pf->annotate_kernel || pf->annotate_jit || pf->include_addrs))
-        return cmd_opts_error(o, usage, "--kernel, --jit, --all and --addrs "
-                              "apply to perf script text; PCP event records "
-                              "come with their stacks folded (kernel frames "
-                              "already marked _[k], JIT frames _[j])");
+    if (pcp_options_active(&o->pcp) && o->nfiles == 0 && pf->include_addrs)
+        return cmd_opts_error(o, usage, "--addrs applies to perf script "
+                              "text; PCP event records come with their "
+                              "stacks folded");
+    if (pcp_options_active(&o->pcp) && o->nfiles == 0 && pf->period)
+        return cmd_opts_error(o, usage, "--period applies to perf script "
+                              "text; PCP event records count samples");
     int rc = check_output_dir(o, usage);
     if (rc != 0)
         return rc;
@@ -578,6 +702,83 @@ static void defaults(cmd_opts *o, const char *command)
     o->nodecount = 80;           /* pprof's defaults */
     o->nodefraction = 0.005;
     o->edgefraction = 0.001;
+}
+
+/* "-h -T 10": -h's argument is missing, not a host named "-T".  Only
+ * for options whose arguments never start with '-' (a -S/-T time such
+ * as "-1min" and a --title may). */
+static bool looks_like_option(const char *a)
+{
+    return a[0] == '-' && a[1] != '\0';
+}
+
+static bool takes_no_dash(int id)
+{
+    switch (id) {
+    case O_HOST: case O_ARCHIVE: case O_OUTPUT: case O_OUTPUT_DIR:
+    case O_LIVE_DIR: case O_SCRIPT_DIR: case O_METRIC: case O_RUN:
+    case O_INTERVAL: case O_FORMAT: case O_INPUT_FORMAT: case O_NAMEATTR:
+    case O_SAVE: case O_LABEL: case O_SCRIPT_NAME:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* ---- --help ------------------------------------------------------------------ */
+
+static const struct { int group; const char *title; } group_titles[] = {
+    { OPTS_INPUT,    "Input options" },
+    { OPTS_PCP,      "PCP inputs" },
+    { OPTS_FROM_RUN, "Runs" },
+    { OPTS_SVG,      "Flame graph options" },
+    { OPTS_TREE,     "Frame order" },
+    { OPTS_DIFF,     "Differential options" },
+    { OPTS_TOP,      "Table options" },
+    { OPTS_GRAPH,    "Call graph options" },
+    { OPTS_HEATMAP,  "Heat map options" },
+    { OPTS_LIVE,     "Live options" },
+    { OPTS_SCRIPT,   "Script options" },
+    { OPTS_OUTPUT,   "Output" },
+    { 0,             "Other" },
+};
+
+/* "-h, --host HOST[:PORT]" */
+static int option_spelling(const opt_def *d, char *buf, size_t size)
+{
+    int n = d->letter ? snprintf(buf, size, "-%c, --%s", d->letter, d->name)
+                      : snprintf(buf, size, "    --%s", d->name);
+    if (d->arg && d->arg[0] && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, " %s", d->arg);
+    return n;
+}
+
+/* The usage, then every option the command accepts, group by group, from
+ * the one table (what the parser accepts is what help lists). */
+static void print_help(int groups, const char *usage)
+{
+    printf("usage: %s\n", usage);
+    for (size_t g = 0; g < sizeof group_titles / sizeof group_titles[0]; g++) {
+        int grp = group_titles[g].group;
+        if (grp && !(groups & grp))
+            continue;
+        bool first = true;
+        for (size_t i = 0; i < NOPTIONS; i++) {
+            const opt_def *d = &options[i];
+            if (d->group != grp)
+                continue;
+            if (first)
+                printf("\n%s:\n", group_titles[g].title);
+            first = false;
+            char sp[96];
+            int n = option_spelling(d, sp, sizeof sp);
+            if (n > 28)
+                printf("  %s\n  %28s  %s\n", sp, "", d->help);
+            else
+                printf("  %-28s  %s\n", sp, d->help);
+        }
+    }
+    printf("\nSee staprelay(1) for the details.\n");
 }
 
 /* The getopt_long table and short-option string of the options the
@@ -627,8 +828,13 @@ int cmd_opts_parse(cmd_opts *o, int groups, int argc, char **argv,
             return cmd_opts_error(o, usage, "missing argument: %s",
                                   argv[optind - 1]);
         int id = c < 256 ? letter_id(groups, c) : c;
+        if (optarg && looks_like_option(optarg) && takes_no_dash(id))
+            return cmd_opts_error(o, usage, "missing argument: %s (found the "
+                                  "option %s)", optarg == argv[optind - 1]
+                                  ? argv[optind - 2] : argv[optind - 1],
+                                  optarg);
         if (id == O_HELP) {
-            printf("usage: %s\n(see staprelay(1))\n", usage);
+            print_help(groups, usage);
             return 1;
         }
         int rc = take(o, groups, usage, id, optarg);

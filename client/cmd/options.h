@@ -20,7 +20,7 @@ enum {
     OPTS_INPUT    = 1 << 0,  /* --input-format, perf collapse options,
                               * --sample-index (pprof input) */
     OPTS_SVG      = 1 << 1,  /* rendering options */
-    OPTS_DIFF     = 1 << 2,  /* --normalize --strip-hex --negate --elided --folded */
+    OPTS_DIFF     = 1 << 2,  /* --normalize --strip-hex --elided --folded */
     OPTS_TOP      = 1 << 3,  /* --limit --by */
     OPTS_TREE     = 1 << 4,  /* --reverse --sort */
     OPTS_PCP      = 1 << 5,  /* -h -a -t -S -T --metric --by-host
@@ -41,6 +41,8 @@ typedef struct cmd_opts {
     char          error[512];  /* the last usage error, as printed */
     input_options in;
     svg_options   svg;
+    bool          countname_given;
+    char          period_unit[64];  /* --period: what the counts are */
     const char   *output;      /* -o; NULL = stdout */
     const char   *format;      /* --format */
     bool          sample_times; /* --sample-times (--format pprof) */

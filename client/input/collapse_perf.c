@@ -1,6 +1,7 @@
 /* collapse_perf: `perf script` → folded stacks (see collapse_perf.h). */
 #include "client/input/collapse_perf.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,10 +31,23 @@ struct perf_collapser {
 frame_opts perf_frame_opts(const perf_options *opt)
 {
     return (frame_opts){
-        .mark_kernel = opt->annotate_kernel,
-        .mark_jit = opt->annotate_jit,
+        .mark_kernel = !opt->no_marks,
+        .mark_jit = !opt->no_marks,
         .perf_addrs = opt->include_addrs,
     };
+}
+
+const char *perf_period_unit(const char *event, char *buf, size_t size)
+{
+    size_t n = strcspn(event, ":");
+    if ((n == 9 && strncmp(event, "cpu-clock", 9) == 0)
+        || (n == 10 && strncmp(event, "task-clock", 10) == 0))
+        snprintf(buf, size, "ns");
+    else if (n == 0)
+        snprintf(buf, size, "period units");
+    else
+        snprintf(buf, size, "%.*s", (int)n, event);
+    return buf;
 }
 
 perf_collapser *perf_collapser_new(const perf_options *opt, stack_sink *sink)
@@ -94,23 +108,31 @@ static void emit_sample(perf_collapser *pc)
         return;
     }
     sb_reset(&pc->stack);
-    sb_add(&pc->stack, pc->root.buf, pc->root.len);
+    if (!pc->opt.no_comm)
+        sb_add(&pc->stack, pc->root.buf, pc->root.len);
     if (stackfold_count(&pc->frames) > 0) {
-        sb_addc(&pc->stack, ';');
+        if (pc->stack.len)
+            sb_addc(&pc->stack, ';');
         stackfold_write(&pc->frames, &pc->stack);
     }
+    if (pc->stack.len == 0) {       /* --no-comm and no frame */
+        reset_sample(pc);
+        return;
+    }
+    int64_t when = pc->has_time ? pc->time_ns : STACK_TIME_UNKNOWN;
     stack_context ctx = {
         .comm = pc->comm.buf, .comm_len = pc->comm.len,
         .pid = pc->pid, .tid = pc->tid,
-        .time_ns = pc->has_time ? pc->time_ns : STACK_TIME_UNKNOWN,
+        .time_ns = when,
         .samples = 1,
         .frames = &pc->frames,
     };
-    if (pc->has_period)
+    /* the weight is a sample unless --period weighs perf's period */
+    if (pc->opt.period && pc->has_period)
         perf_weight_type(pc->weight_type.buf, &ctx.weight_type,
                          &ctx.weight_unit);
     stack_sink_add_ctx(pc->sink, pc->stack.buf, pc->stack.len, pc->period, -1,
-                       STACK_TIME_UNKNOWN, &ctx);
+                       when, &ctx);
     reset_sample(pc);
 }
 
@@ -159,7 +181,7 @@ static void on_header(perf_collapser *pc, const perf_header *h)
             return;
         }
     }
-    pc->period = h->period > 0 ? h->period : 1;
+    pc->period = pc->opt.period && h->period > 0 ? h->period : 1;
     pc->has_period = h->period > 0;
     sb_reset(&pc->weight_type);
     if (h->event)

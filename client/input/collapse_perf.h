@@ -1,10 +1,14 @@
-/* collapse_perf: turns `perf script` text into folded stacks with
- * stackcollapse-perf.pl's rules for samples: comm (or comm-PID,
- * comm-PID/TID) as the root frame, only the first event type seen,
- * weights from the sample period when perf printed one.  Headers are
- * read by common/perf_header and frames named by common/frames (the
- * grammar the relay uses too), with _[k]/_[j] when asked for and _[i]
- * on inlined frames.  Line driven, so input is streamed. */
+/* collapse_perf: turns `perf script` text into folded stacks.  The
+ * stack assembly is the one every input shares (staprelay(1), "Stacks
+ * the same on every path"): comm (or comm-PID, comm-PID/TID) as the
+ * root frame unless no_comm, as stackcollapse-perf.pl and the PCP
+ * inputs (pcp_events.h) put it; kernel frames _[k] and JIT frames _[j]
+ * as the relay marks them, unless no_marks; each sample weighs 1 (a
+ * sample, as a PCP record counts them) unless period asks for perf's
+ * period (stackcollapse-perf.pl's weights).  Only the first event type
+ * seen is kept.  Headers are read by common/perf_header and frames
+ * named by common/frames (the grammar the relay uses too), _[i] on
+ * inlined frames always.  Line driven, so input is streamed. */
 #ifndef STAPRELAY_COLLAPSE_PERF_H
 #define STAPRELAY_COLLAPSE_PERF_H
 
@@ -17,14 +21,18 @@
 typedef struct perf_options {
     bool include_pid;      /* --pid: root is comm-PID */
     bool include_tid;      /* --tid: root is comm-PID/TID */
-    bool annotate_kernel;  /* --kernel: _[k] on kernel frames */
-    bool annotate_jit;     /* --jit: _[j] on /tmp/perf-N.map frames */
+    bool no_comm;          /* --no-comm: no process root frame */
+    bool no_marks;         /* --no-marks: no _[k] / _[j] */
+    bool period;           /* --period: weigh by perf's period */
     bool include_addrs;    /* --addrs: [unknown] frames get <pc> */
 } perf_options;
 
-/* The frame options the perf options ask for (SystemTap input reads
- * --kernel too). */
+/* The frame options the perf options ask for (SystemTap input too). */
 frame_opts perf_frame_opts(const perf_options *opt);
+
+/* What a period counts for perf event EVENT ("cpu-clock:ppp"): "ns"
+ * for the clock events, else the event's name ("cycles"). */
+const char *perf_period_unit(const char *event, char *buf, size_t size);
 
 typedef struct perf_collapser perf_collapser;
 

@@ -58,8 +58,9 @@ bool folded_parse(const char *s, size_t n, folded_line *out)
         out->ncols = 2;
         end = end2;
     }
-    while (end > 0 && isspace((unsigned char)s[end - 1]))
-        end--;
+    /* only the one blank before the count separates: a frame ending in
+     * blanks keeps them, as flamegraph.pl's /^(.*)\s+?(\d+...)$/ reads
+     * it ("x;[unknown]  5" is the frame "[unknown] ") */
     out->stack = s;
     out->stack_len = end;
     return true;

@@ -243,8 +243,27 @@ int pcp_decode_events(const pmValueBlock *vb, pcp_field_fn field,
     return nrec;
 }
 
-bool pcp_sample_stack(const pcp_sample *s, const char *host, bool with_pid,
-                      bool with_tid, strbuf *out)
+/* Append a folded stack without the _[k] / _[j] marks of its frames. */
+static void add_unmarked(strbuf *out, const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i <= n) {
+        const char *semi = memchr(s + i, ';', n - i);
+        size_t j = semi ? (size_t)(semi - s) : n;
+        size_t len = j - i;
+        if (len >= 4 && s[j - 4] == '_' && s[j - 3] == '[' && s[j - 1] == ']'
+            && (s[j - 2] == 'k' || s[j - 2] == 'j'))
+            len -= 4;
+        sb_add(out, s + i, len);
+        if (j == n)
+            break;
+        sb_addc(out, ';');
+        i = j + 1;
+    }
+}
+
+bool pcp_sample_stack(const pcp_sample *s, const char *host,
+                      const perf_options *po, strbuf *out)
 {
     if (s->stack == NULL || s->stack_len == 0)
         return false;
@@ -253,14 +272,19 @@ bool pcp_sample_stack(const pcp_sample *s, const char *host, bool with_pid,
         frame_clean(out, host, strlen(host));
         sb_addc(out, ';');
     }
-    if (with_pid || with_tid) {
+    bool ids = po->include_pid || po->include_tid;
+    if (!po->no_comm && (ids || s->comm != NULL)) {
         char pid[24], tid[24];
         snprintf(pid, sizeof pid, "%" PRId64, s->pid);
         snprintf(tid, sizeof tid, "%" PRId64, s->tid);
-        frame_process(out, s->comm, s->comm_len, s->has_pid ? pid : NULL, strlen(pid),
-                      s->has_tid ? tid : NULL, strlen(tid), with_pid, with_tid);
+        frame_process(out, s->comm, s->comm_len, s->has_pid ? pid : NULL,
+                      strlen(pid), s->has_tid ? tid : NULL, strlen(tid),
+                      po->include_pid, po->include_tid);
         sb_addc(out, ';');
     }
-    sb_add(out, s->stack, s->stack_len);
+    if (po->no_marks)
+        add_unmarked(out, s->stack, s->stack_len);
+    else
+        sb_add(out, s->stack, s->stack_len);
     return true;
 }

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <pcp/pmapi.h>
+#include "client/input/collapse_perf.h"
 #include "common/strbuf.h"
 
 typedef enum {
@@ -65,12 +66,15 @@ typedef struct pcp_event_cb {
 int pcp_decode_events(const pmValueBlock *vb, pcp_field_fn field,
                       void *field_arg, const pcp_event_cb *cb);
 
-/* The folded stack a sample contributes: [host;][comm-pid[/tid];]stack.
- * host NULL: no host frame.  with_pid/with_tid: the stackcollapse-perf
- * process frame (common/frames' frame_process, as `fold --pid` makes it
- * from perf script text).  Returns false (out untouched) without a
+/* The folded stack a sample contributes, assembled as from perf script
+ * text (collapse_perf.h): [host;][process;]stack.  host NULL: no host
+ * frame.  The process frame is stackcollapse-perf.pl's (common/frames'
+ * frame_process): comm, comm-PID with include_pid, comm-PID/TID with
+ * include_tid; none with no_comm, nor when the record names no process
+ * (no comm) and neither --pid nor --tid asks.  no_marks removes the
+ * relay's _[k] and _[j] marks.  Returns false (out untouched) without a
  * stack. */
-bool pcp_sample_stack(const pcp_sample *s, const char *host, bool with_pid,
-                      bool with_tid, strbuf *out);
+bool pcp_sample_stack(const pcp_sample *s, const char *host,
+                      const perf_options *po, strbuf *out);
 
 #endif

@@ -60,6 +60,9 @@ typedef struct reader {
     source              *cur;
     bool                 scan;      /* only find the records' time span */
     int64_t              scan_lo, scan_hi;
+    bool                 past_end;  /* live: a record stamped after the
+                                     * window's end arrived */
+    double               weight;    /* samples delivered (progress) */
 } reader;
 
 bool pcp_options_active(const pcp_options *po)
@@ -187,6 +190,17 @@ static int lookup_event_metric(const char *name, pmID *pmid)
     return 0;
 }
 
+/* A counter's stack as a record's would be drawn: a counter names no
+ * process, so no process frame (--pid and --tid have nothing to show);
+ * --no-marks applies. */
+static bool counter_stack(reader *rd, const char *host, const pcp_sample *smp)
+{
+    perf_options po = rd->in->perf;
+    po.include_pid = po.include_tid = false;
+    po.no_comm = true;
+    return pcp_sample_stack(smp, host, &po, &rd->stack);
+}
+
 /* A sample a counter stands for: delivered like a record's stack. */
 static void on_counted(void *arg, const char *folded, size_t len,
                        double weight, int64_t when_ns)
@@ -195,8 +209,7 @@ static void on_counted(void *arg, const char *folded, size_t len,
     const source *s = rd->cur;
     pcp_sample smp = { .when_ns = when_ns, .stack = folded, .stack_len = len,
                        .weight = weight };
-    if (!pcp_sample_stack(&smp, rd->po->by_host ? s->host : NULL, false,
-                          false, &rd->stack))
+    if (!counter_stack(rd, rd->po->by_host ? s->host : NULL, &smp))
         return;
     if (rd->po->on_stack)
         rd->po->on_stack(rd->po->hook_arg, rd->stack.buf, rd->stack.len,
@@ -402,12 +415,13 @@ static void on_sample(void *arg, const pcp_sample *smp)
     rd->st->records++;
     if (s->window && (smp->when_ns < s->lo_ns || smp->when_ns > s->hi_ns)) {
         rd->st->outside++;
+        if (smp->when_ns > s->hi_ns)
+            rd->past_end = true;
         return;
     }
     if (smp->bad_weight
         || !pcp_sample_stack(smp, rd->po->by_host ? s->host : NULL,
-                             rd->in->perf.include_pid,
-                             rd->in->perf.include_tid, &rd->stack)) {
+                             &rd->in->perf, &rd->stack)) {
         rd->st->ignored++;
         return;
     }
@@ -427,6 +441,7 @@ static void on_sample(void *arg, const pcp_sample *smp)
                            smp->weight, s->col, smp->when_ns, &ctx);
     }
     rd->st->stacks++;
+    rd->weight += smp->weight;
 }
 
 static void on_missed(void *arg, int64_t when_ns, uint64_t n)
@@ -962,6 +977,52 @@ static int fetch_live(reader *rd, source *srcs, int n)
     return 0;
 }
 
+static int64_t wall_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Progress on a terminal: one line on stderr, rewritten each round. */
+static void progress(reader *rd, double end, bool last)
+{
+    if (!rd->po->progress)
+        return;
+    if (last) {
+        fputs("\r\033[K", stderr);
+        return;
+    }
+    char w[48];
+    snprintf(w, sizeof w, "%.0f", rd->weight);
+    fprintf(stderr, "\r\033[Kstaprelay %s: %s samples", rd->cmd, w);
+    if (rd->sink.tab)
+        fprintf(stderr, ", %zu stacks", stacktab_size(rd->sink.tab));
+    if (end >= 0) {
+        double left = end - mono_now();
+        fprintf(stderr, ", %.0f s left", left > 0 ? left : 0);
+    } else {
+        fputs(" (Ctrl-C ends)", stderr);
+    }
+    fflush(stderr);
+}
+
+/* After -T: records stamped inside the window may still be on their way
+ * (the producer's flush, the PMDA's poll): fetch every quarter second
+ * until one stamped after the end arrives, at most LIVE_DRAIN s. */
+#define LIVE_DRAIN 2.0
+
+static void drain_live(reader *rd, source *srcs, int n)
+{
+    double until = mono_now() + LIVE_DRAIN;
+    while (!rd->past_end && !stopsig_count() && mono_now() < until) {
+        double next = mono_now() + 0.25;
+        sleep_until(next < until ? next : until);
+        if (stopsig_count() || fetch_live(rd, srcs, n) != 0)
+            break;
+    }
+}
+
 static int collect_live(reader *rd, pcp_options *runpo, source *srcs, int n,
                         run_follow *rf, strbuf *err)
 {
@@ -971,6 +1032,7 @@ static int collect_live(reader *rd, pcp_options *runpo, source *srcs, int n,
         return 2;
     double interval = itv.tv_sec + itv.tv_usec / 1e6;
     double end = -1;
+    int64_t end_ns = INT64_MAX;
     if (po->finish) {
         struct timeval now, far = { INT_MAX, 0 }, rs, re, ro;
         gettimeofday(&now, NULL);
@@ -984,6 +1046,7 @@ static int collect_live(reader *rd, pcp_options *runpo, source *srcs, int n,
         }
         free(msg);
         end = mono_now() + pmtimevalSub(&re, &now);
+        end_ns = (int64_t)re.tv_sec * 1000000000 + (int64_t)re.tv_usec * 1000;
     }
 
     stopsig_saved saved;
@@ -996,12 +1059,23 @@ static int collect_live(reader *rd, pcp_options *runpo, source *srcs, int n,
             rc = run_start(rd, runpo, &srcs[0], rf, err);
         if (rc != 0)
             goto out;
+    } else {
+        /* The window is the records' own times from now to -T: what
+         * the PMDA still holds from before (an event metric that
+         * replays, or records on their way) is left out, counted. */
+        for (int i = 0; i < n; i++) {
+            srcs[i].window = true;
+            srcs[i].lo_ns = wall_ns();
+            srcs[i].hi_ns = end_ns;
+        }
+        rd->st->live_window = true;
     }
     double t0 = mono_now();
     bool done = fetch_live(rd, srcs, n) != 0;  /* registers each context */
     if (rf && !done)
         done = run_progress(rd, &srcs[0], rf);
     while (!stopsig_count() && !done) {
+        progress(rd, end, false);
         double now = mono_now();
         if (end >= 0 && now >= end)
             break;
@@ -1018,8 +1092,15 @@ static int collect_live(reader *rd, pcp_options *runpo, source *srcs, int n,
     }
     if (stopsig_count()) {
         rd->st->interrupted = true;
+        int64_t now_ns = wall_ns();
+        for (int i = 0; !rf && i < n; i++)
+            if (srcs[i].hi_ns > now_ns)
+                srcs[i].hi_ns = now_ns;
         fetch_live(rd, srcs, n);    /* what arrived since the last tick */
+    } else if (!rf && !done && end >= 0) {
+        drain_live(rd, srcs, n);
     }
+    progress(rd, end, true);
     if (rf && rf->terminal_at < 0)
         fprintf(stderr, "staprelay %s: run %s was still %s when collection "
                 "ended; drawing what arrived\n", rd->cmd, rf->name,
@@ -1189,8 +1270,7 @@ static void counted_from_series(void *arg, const char *host, const char *folded,
     reader *rd = arg;
     pcp_sample smp = { .when_ns = when_ns, .stack = folded, .stack_len = len,
                        .weight = weight };
-    if (!pcp_sample_stack(&smp, rd->po->by_host ? host : NULL, false, false,
-                          &rd->stack))
+    if (!counter_stack(rd, rd->po->by_host ? host : NULL, &smp))
         return;
     stack_sink_add_at(&rd->sink, rd->stack.buf, rd->stack.len, weight, -1,
                       when_ns);

@@ -6,9 +6,14 @@
  * name that already is an event metric is used as it is.
  *
  * Live: each context's first fetch registers it with the PMDA's event
- * queue (and returns nothing); then one fetch every interval (-t,
- * default 1 s) until -T (pmParseTimeWindow syntax, relative to now) or
- * SIGINT/SIGTERM, which end collection with one last fetch.
+ * queue; then one fetch every interval (-t, default 1 s) until -T
+ * (pmParseTimeWindow syntax, relative to now) or SIGINT/SIGTERM, which
+ * end collection with one last fetch.  A live window holds exactly the
+ * records whose own timestamps lie between the start and -T (or the
+ * signal): older ones a replaying event metric hands a new client are
+ * left out and counted, and after -T fetches go on every quarter
+ * second, at most 2 s, until a record stamped after the end shows that
+ * those inside it have all arrived.
  *
  * Archive: every archive record is read in order (pmFetchArchive); each
  * event record is kept when its own timestamp (not the fetch time at
@@ -87,6 +92,8 @@ typedef struct pcp_options {
                           double weight, int64_t when_ns);
     int       (*on_round)(void *arg, int status);
     void       *hook_arg;
+    bool        progress;   /* live: a one-line status on stderr (a
+                             * terminal) each round, erased at the end */
 } pcp_options;
 
 typedef struct pcp_stats {
@@ -100,6 +107,7 @@ typedef struct pcp_stats {
     uint64_t ignored;    /* records without a (usable) stack or count */
     uint64_t outside;    /* records outside the -S/-T or run window */
     bool     run_window; /* the window was the run's, not -S/-T */
+    bool     live_window;/* live: the window from the start to -T */
     uint64_t fetches;
     bool     interrupted;
 } pcp_stats;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "client/render/flame_js.h"
+#include "client/render/svgattr.h"
 #include "common/strbuf.h"
 #include "client/util/utf8.h"
 #include "common/xalloc.h"
@@ -25,6 +26,63 @@ void svg_options_default(svg_options *o)
     o->fontwidth = 0.59;
     o->minwidth = 0.1;
     o->colors = PAL_HOT;
+    o->factor = 1;
+    o->palette_file = "palette.map";
+}
+
+bool flamesvg_bgcolors_ok(const char *s)
+{
+    if (strcmp(s, "yellow") == 0 || strcmp(s, "blue") == 0
+        || strcmp(s, "green") == 0 || strcmp(s, "grey") == 0)
+        return true;
+    return strlen(s) == 7 && s[0] == '#' && strchr(s + 1, '\n') == NULL;
+}
+
+int flamesvg_prepare(svg_options *o, strbuf *err)
+{
+    if (o->nameattr_file && o->attrs == NULL) {
+        o->attrs = name_attrs_load(o->nameattr_file, err);
+        if (o->attrs == NULL)
+            return -1;
+    }
+    if (o->cp && o->pmap == NULL) {
+        o->pmap = palette_map_load(o->palette_file, err);
+        if (o->pmap == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+int flamesvg_finish(svg_options *o, strbuf *err)
+{
+    int rc = 0;
+    if (o->pmap)
+        rc = palette_map_save(o->pmap, o->palette_file, err);
+    palette_map_free(o->pmap);
+    o->pmap = NULL;
+    name_attrs_free(o->attrs);
+    o->attrs = NULL;
+    return rc;
+}
+
+/* The background stops: --bgcolors, else the palette's. */
+static void background(const svg_options *o, const char **top,
+                       const char **bottom)
+{
+    const char *b = o->bgcolors;
+    if (b == NULL) {
+        palette_background(o->colors, top, bottom);
+    } else if (b[0] == '#') {
+        *top = *bottom = b;
+    } else if (strcmp(b, "blue") == 0) {
+        *top = "#eeeeee", *bottom = "#e0e0ff";
+    } else if (strcmp(b, "green") == 0) {
+        *top = "#eef2ee", *bottom = "#e0ffe0";
+    } else if (strcmp(b, "grey") == 0) {
+        *top = "#f8f8f8", *bottom = "#e8e8e8";
+    } else {
+        *top = "#eeeeee", *bottom = "#eeeeb0";
+    }
 }
 
 void flamesvg_tree_options(const svg_options *o, ft_options *fo)
@@ -169,36 +227,27 @@ static void js_string(strbuf *sb, const char *s)
     sb_addc(sb, '"');
 }
 
-static void write_header(strbuf *sb, const svg_options *o, double H,
-                         const char *title)
+/* The <svg> element's start; H is the height as text (a number, or the
+ * heat-map page's token). */
+static void svg_open(strbuf *sb, const svg_options *o, const char *H)
 {
-    const char *bg1, *bg2;
-    palette_background(o->colors, &bg1, &bg2);
-    double W = o->width;
-    sb_adds(sb, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-                "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
-                "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n");
     sb_adds(sb, "<svg version=\"1.1\" width=\"");
-    perl_num(sb, W);
+    perl_num(sb, o->width);
     sb_adds(sb, "\" height=\"");
-    perl_num(sb, H);
+    sb_adds(sb, H);
     sb_adds(sb, "\" onload=\"init(evt)\" viewBox=\"0 0 ");
-    perl_num(sb, W);
+    perl_num(sb, o->width);
     sb_addc(sb, ' ');
-    perl_num(sb, H);
+    sb_adds(sb, H);
     sb_adds(sb, "\" xmlns=\"http://www.w3.org/2000/svg\" "
                 "xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
                 "xmlns:fg=\"http://github.com/jonhoo/inferno\">\n");
-    sb_adds(sb, "<!-- Flame graph stack visualization, written by staprelay "
-                "following flamegraph.pl's conventions "
-                "(https://github.com/brendangregg/FlameGraph). "
-                "fg:x and fg:w on each rect are the exact offset and "
-                "weight. -->\n");
-    if (o->notes) {
-        sb_adds(sb, "<!-- NOTES: ");
-        xml_comment_escape(sb, o->notes, strlen(o->notes));
-        sb_adds(sb, " -->\n");
-    }
+}
+
+static void defs_style(strbuf *sb, const svg_options *o)
+{
+    const char *bg1, *bg2;
+    background(o, &bg1, &bg2);
     sb_printf(sb, "<defs>\n\t<linearGradient id=\"background\" y1=\"0\" "
                   "y2=\"1\" x1=\"0\" x2=\"0\" >\n"
                   "\t\t<stop stop-color=\"%s\" offset=\"5%%\" />\n"
@@ -221,7 +270,11 @@ static void write_header(strbuf *sb, const svg_options *o, double H,
         "cursor:pointer; }\n"
         "\t.hide { display:none; }\n"
         "\t.parent { opacity:0.5; }\n</style>\n");
-    sb_adds(sb, "<script type=\"text/ecmascript\">\n<![CDATA[\n\tvar nametype = ");
+}
+
+void flamesvg_script(strbuf *sb, const svg_options *o)
+{
+    sb_adds(sb, "\tvar nametype = ");
     js_string(sb, o->nametype);
     sb_adds(sb, ";\n\tvar fontsize = ");
     perl_num(sb, o->fontsize);
@@ -231,11 +284,18 @@ static void write_header(strbuf *sb, const svg_options *o, double H,
     sb_adds(sb, o->inverted ? "1" : "0");
     sb_adds(sb, ";\n\tvar searchcolor = \"rgb(230,0,230)\";\n");
     sb_adds(sb, flame_js);
-    sb_adds(sb, "]]>\n</script>\n");
+}
+
+/* The background, title and the texts zoom and search use; H and HD
+ * (the details line's y) as text. */
+static void body_texts(strbuf *sb, const svg_options *o, const char *H,
+                       const char *HD, const char *title)
+{
+    double W = o->width;
     sb_adds(sb, "<rect x=\"0.0\" y=\"0\" width=\"");
     perl_num(sb, W);
     sb_adds(sb, "\" height=\"");
-    perl_num(sb, H);
+    sb_adds(sb, H);
     sb_adds(sb, "\" fill=\"url(#background)\"  />\n");
     sb_printf(sb, "<text id=\"title\" x=\"%.2f\" y=\"", floor(W / 2));
     perl_num(sb, o->fontsize * 2);
@@ -249,9 +309,8 @@ static void write_header(strbuf *sb, const svg_options *o, double H,
         xml_escape(sb, o->subtitle, strlen(o->subtitle), false);
         sb_adds(sb, "</text>\n");
     }
-    double ypad2 = o->fontsize * 2 + 10;
     sb_printf(sb, "<text id=\"details\" x=\"%.2f\" y=\"", XPAD);
-    perl_num(sb, H - ypad2 / 2);
+    sb_adds(sb, HD);
     sb_adds(sb, "\" > </text>\n");
     sb_printf(sb, "<text id=\"unzoom\" x=\"%.2f\" y=\"", XPAD);
     perl_num(sb, o->fontsize * 2);
@@ -263,8 +322,50 @@ static void write_header(strbuf *sb, const svg_options *o, double H,
     perl_num(sb, o->fontsize * 2);
     sb_adds(sb, "\" >ic</text>\n");
     sb_printf(sb, "<text id=\"matched\" x=\"%.2f\" y=\"", W - XPAD - 100);
-    perl_num(sb, H - ypad2 / 2);
+    sb_adds(sb, HD);
     sb_adds(sb, "\" > </text>\n");
+}
+
+static void write_header(strbuf *sb, const svg_options *o, double H,
+                         const char *title)
+{
+    sb_adds(sb, "<?xml version=\"1.0\"");
+    if (o->encoding) {
+        sb_adds(sb, " encoding=\"");
+        xml_escape(sb, o->encoding, strlen(o->encoding), true);
+        sb_addc(sb, '"');
+    }
+    sb_adds(sb, " standalone=\"no\"?>\n"
+                "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
+                "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n");
+    strbuf h = STRBUF_INIT, hd = STRBUF_INIT;
+    perl_num(&h, H);
+    perl_num(&hd, H - (o->fontsize * 2 + 10) / 2);
+    svg_open(sb, o, h.buf);
+    sb_adds(sb, "<!-- Flame graph stack visualization, written by staprelay "
+                "following flamegraph.pl's conventions "
+                "(https://github.com/brendangregg/FlameGraph). "
+                "fg:x and fg:w on each rect are the exact offset and "
+                "weight. -->\n");
+    if (o->notes) {
+        sb_adds(sb, "<!-- NOTES: ");
+        xml_comment_escape(sb, o->notes, strlen(o->notes));
+        sb_adds(sb, " -->\n");
+    }
+    defs_style(sb, o);
+    sb_adds(sb, "<script type=\"text/ecmascript\">\n<![CDATA[\n");
+    flamesvg_script(sb, o);
+    sb_adds(sb, "]]>\n</script>\n");
+    body_texts(sb, o, h.buf, hd.buf, title);
+    sb_free(&h);
+    sb_free(&hd);
+}
+
+void flamesvg_page_head(strbuf *sb, const svg_options *o, const char *title)
+{
+    svg_open(sb, o, FLAMESVG_TOKEN_H);
+    defs_style(sb, o);
+    body_texts(sb, o, FLAMESVG_TOKEN_H, FLAMESVG_TOKEN_HD, title);
 }
 
 typedef struct geometry {
@@ -290,7 +391,7 @@ static void write_frame(strbuf *sb, const flametree *t, const ft_node *nd,
     bool root = nd == &t->nodes[0];
     double total = flametree_total(t);
     double x1 = XPAD + nd->x * g->wpt;
-    double x2 = XPAD + (nd->x + nd->value) * g->wpt;
+    double x2 = XPAD + nd->end * g->wpt;
     double y1, y2;
     if (o->inverted) {
         y1 = g->top + nd->depth * g->fh;
@@ -300,18 +401,56 @@ static void write_frame(strbuf *sb, const flametree *t, const ft_node *nd,
         y2 = g->H - g->ypad2 - nd->depth * g->fh;
     }
     char samples[64];
-    num_thousands(samples, sizeof samples, nd->value);
+    double shown = (nd->end - nd->x) * o->factor;   /* flamegraph.pl's */
+    num_thousands(samples, sizeof samples, shown);
     /* the percentage is of the rounded count, as flamegraph.pl does */
-    double samples_rounded = nd->value;
+    double samples_rounded = shown;
     if (samples_rounded != floor(samples_rounded)) {
         char rbuf[64];
-        snprintf(rbuf, sizeof rbuf, "%.0f", nd->value);
+        snprintf(rbuf, sizeof rbuf, "%.0f", shown);
         samples_rounded = strtod(rbuf, NULL);
     }
+    double total_shown = total * o->factor;
 
     size_t dlen = display_len(nd->name, nd->name_len);
-    sb_adds(sb, "<g >\n<title>");
-    if (root) {
+    /* the root's name is "" in flamegraph.pl (its colour, its
+     * attributes); "all" only labels it */
+    const char *fname = root ? "" : nd->name;
+    size_t flen = root ? 0 : nd->name_len;
+    const name_attr *na = name_attrs_find(o->attrs, fname, flen);
+    if (na && na->href) {
+        sb_adds(sb, "<a xlink:href=\"");
+        xml_escape(sb, na->href, strlen(na->href), true);
+        sb_adds(sb, "\" target=\"");
+        const char *tgt = na->target ? na->target : "_top";
+        xml_escape(sb, tgt, strlen(tgt), true);
+        sb_addc(sb, '"');
+        if (na->a_extra) {
+            sb_addc(sb, ' ');
+            sb_adds(sb, na->a_extra);
+        }
+    } else {
+        sb_adds(sb, "<g");
+    }
+    if (na && na->id) {
+        sb_adds(sb, " id=\"");
+        xml_escape(sb, na->id, strlen(na->id), true);
+        sb_addc(sb, '"');
+    }
+    if (na && na->class_) {
+        sb_adds(sb, " class=\"");
+        xml_escape(sb, na->class_, strlen(na->class_), true);
+        sb_addc(sb, '"');
+    }
+    if (na && na->g_extra) {
+        sb_addc(sb, ' ');
+        sb_adds(sb, na->g_extra);
+    }
+    sb_adds(sb, na && (na->href || na->id || na->class_ || na->g_extra)
+                ? ">\n<title>" : " >\n<title>");
+    if (na && na->title) {
+        xml_escape(sb, na->title, strlen(na->title), false);
+    } else if (root) {
         sb_adds(sb, "all (");
         sb_adds(sb, samples);
         sb_addc(sb, ' ');
@@ -324,14 +463,14 @@ static void write_frame(strbuf *sb, const flametree *t, const ft_node *nd,
         sb_addc(sb, ' ');
         sb_add(sb, g->countname.buf, g->countname.len);
         sb_adds(sb, ", ");
-        fixed_num(sb, 100 * samples_rounded / total, 2);
+        fixed_num(sb, 100 * samples_rounded / total_shown, 2);
         sb_addc(sb, '%');
         if (t->has_delta) {
             double d = o->negate ? -nd->delta : nd->delta;
             if (d == 0)
                 d = 0;      /* no "-0.00%": negated zero is zero (Perl) */
             sb_adds(sb, d > 0 ? "; +" : "; ");
-            fixed_num(sb, 100 * d / total, 2);
+            fixed_num(sb, 100 * d / total_shown, 2);
             sb_addc(sb, '%');
         }
         sb_addc(sb, ')');
@@ -343,8 +482,10 @@ static void write_frame(strbuf *sb, const flametree *t, const ft_node *nd,
         c = palette_diff_color(nd->delta, t->maxdelta, o->negate);
     else if (t->has_delta)
         c = (rgb){ 255, 255, 255 };
+    else if (o->pmap)
+        c = palette_map_color(o->pmap, o->colors, o->hash, fname, flen);
     else
-        c = palette_color(o->colors, o->hash, nd->name, nd->name_len);
+        c = palette_color(o->colors, o->hash, fname, flen);
     xpos r1 = round_x(x1), r2 = round_x(x2);
     double width;
     sb_adds(sb, "<rect x=\"");
@@ -403,7 +544,7 @@ static void write_frame(strbuf *sb, const flametree *t, const ft_node *nd,
             sb_adds(sb, "..");
         }
     }
-    sb_adds(sb, "</text>\n</g>\n");
+    sb_adds(sb, na && na->href ? "</text>\n</a>\n" : "</text>\n</g>\n");
 }
 
 int flamesvg_write(FILE *out, const flametree *t, const svg_options *o)

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/render/flamesvg.h"
 #include "client/render/html.h"
+#include "client/render/palette.h"
 #include "client/util/utf8.h"
 #include "common/xalloc.h"
 
@@ -71,7 +73,7 @@ static const char page_head[] =
     "#msg { margin: 6px 0; padding: 4px 6px; background: #f4f4f4; }\n"
     "#msg.error { background: #fdd; color: #900; font-weight: bold; }\n"
     "#msg.warn { background: #ffeccc; color: #7a4100; }\n"
-    "#details { min-height: 1.3em; font-family: monospace; }\n"
+    "#hmdetails { min-height: 1.3em; font-family: monospace; }\n"
     "#hmwrap { overflow-x: auto; border: 1px solid #ddd; }\n"
     "#hm text { font-size: 10px; }\n"
     "#hm rect.cell { stroke: #fff; stroke-width: 0.3; cursor: pointer; }\n"
@@ -81,9 +83,40 @@ static const char page_head[] =
     "#hm rect.sel1 { stroke: #1f6feb; }\n"
     "#hm rect.sel2 { stroke: #2da44e; }\n"
     "#flamehead { margin: 10px 0 4px 0; font-weight: bold; }\n"
-    "#flame text { font-size: 12px; pointer-events: none; }\n"
-    "#flame g.frame:hover rect { stroke: #000; stroke-width: 0.5; }\n"
+    "#flame { overflow-x: auto; }\n"
     "</style>\n";
+
+/* "NAME":"rgb(r,g,b)" for every frame name of the stacks the page uses
+ * (map[e] set), in flame's palette (the root's name is ""). */
+static void frame_colors(strbuf *sb, const heatmap *h, const uint32_t *map,
+                         const svg_options *so)
+{
+    stacktab *names = stacktab_new();
+    bool first = true;
+    rgb c = palette_color(so->colors, so->hash, "", 0);
+    sb_printf(sb, "\"\":\"rgb(%d,%d,%d)\"", c.r, c.g, c.b);
+    first = false;
+    for (size_t e = 0; e < stacktab_size(h->tab); e++) {
+        if (map[e] == UINT32_MAX)
+            continue;
+        const stack_entry *se = stacktab_entry(h->tab, e);
+        for (size_t i = 0; i <= se->len;) {
+            const char *semi = memchr(se->stack + i, ';', se->len - i);
+            size_t j = semi ? (size_t)(semi - se->stack) : se->len;
+            if (stacktab_find(names, se->stack + i, j - i) == NULL) {
+                stacktab_add(names, se->stack + i, j - i, 0, 1);
+                c = palette_color(so->colors, so->hash, se->stack + i, j - i);
+                if (!first)
+                    sb_addc(sb, ',');
+                js_str(sb, se->stack + i, j - i);
+                sb_printf(sb, ":\"rgb(%d,%d,%d)\"", c.r, c.g, c.b);
+                first = false;
+            }
+            i = j + 1;
+        }
+    }
+    stacktab_free(names);
+}
 
 int heatmap_write_html(FILE *out, const heatmap *h, const heatmap_page *o)
 {
@@ -108,7 +141,7 @@ int heatmap_write_html(FILE *out, const heatmap *h, const heatmap_page *o)
     }
     sb_adds(&sb, "</ul>\n<div id=\"msg\" class=\"error\">This page needs "
             "JavaScript to show the heat map.</div>\n"
-            "<div id=\"details\"> </div>\n"
+            "<div id=\"hmdetails\"> </div>\n"
             "<div id=\"hmwrap\"><svg id=\"hm\" "
             "xmlns=\"http://www.w3.org/2000/svg\"></svg></div>\n"
             "<div><button id=\"clear\">Clear selection (Esc)</button></div>\n"
@@ -164,13 +197,34 @@ int heatmap_write_html(FILE *out, const heatmap *h, const heatmap_page *o)
             html_varint(&bytes, h->s[i].w);
         prev = h->s[i].t_us;
     }
+    /* the page's flame graphs are flame's: its head (flamesvg), the
+     * colour of every frame name from flame's palette */
+    svg_options dflt;
+    svg_options_default(&dflt);
+    const svg_options *so = o && o->svg ? o->svg : &dflt;
+    sb_adds(&sb, "],\"countname\":");
+    js_str(&sb, so->countname, strlen(so->countname));
+    sb_printf(&sb, ",\"fwidth\":%g,\"fheight\":%g,\"fontsize\":%g,"
+              "\"fontwidth\":%g,\"minwidth\":%g,\"minwidth_pct\":%s,"
+              "\"inverted\":%s,\"negate\":%s,\"flamehead\":",
+              so->width, so->frameheight, so->fontsize, so->fontwidth,
+              so->minwidth, so->minwidth_pct ? "true" : "false",
+              so->inverted ? "true" : "false", so->negate ? "true" : "false");
+    strbuf head = STRBUF_INIT;
+    flamesvg_page_head(&head, so, "Flame Graph");
+    js_str(&sb, head.buf, head.len);
+    sb_free(&head);
+    sb_adds(&sb, ",\"colors\":{");
+    frame_colors(&sb, h, map, so);
     free(map);
-    sb_adds(&sb, "],\"samples\":\"");
+    sb_adds(&sb, "},\"samples\":\"");
     fwrite(sb.buf, 1, sb.len, out);
     sb_reset(&sb);
     html_base64(&sb, (const unsigned char *)bytes.buf, bytes.len);
     sb_free(&bytes);
     sb_adds(&sb, "\"}</script>\n<script>\n");
+    flamesvg_script(&sb, so);       /* flame's zoom and search, once */
+    sb_adds(&sb, "</script>\n<script>\n");
     sb_adds(&sb, html_heatmap_js);
     sb_adds(&sb, "</script>\n</body>\n</html>\n");
     fwrite(sb.buf, 1, sb.len, out);

@@ -5,7 +5,7 @@
 'use strict';
 var US = 1000000;
 var msgEl = document.getElementById('msg');
-var detEl = document.getElementById('details');
+var detEl = document.getElementById('hmdetails');
 var flameEl = document.getElementById('flame');
 var flameHead = document.getElementById('flamehead');
 function msg(t, cls) { msgEl.textContent = t; msgEl.className = cls || 'info'; }
@@ -73,27 +73,73 @@ function absTime(us) {
 }
 
 // ---- the heat map ----------------------------------------------------
-var cw = D.cw, ch = D.ch, left = 50, top = 10;
+// Cells sized to the page: the columns share the width there is (at
+// least 3 px each, then the map scrolls, newest on screen), rows a
+// readable height; a colour scale on the right; the x axis in local
+// wall-clock time, its label never clipped.
+var hmwrap = document.getElementById('hmwrap');
+var left = 56, top = 10, legendW = 90;
+var avail = Math.max(300, (hmwrap.clientWidth || window.innerWidth - 40) - left - legendW - 10);
+var cw = Math.max(3, Math.min(80, Math.floor(avail / C * 10) / 10));
+var ch = Math.max(4, Math.min(14, Math.floor(Math.min(window.innerHeight * 0.45, 560) / R)));
 var hm = document.getElementById('hm');
-var W = left + cw * C + 10, H = top + ch * R + 36;
+var mapW = cw * C;
+// wall-clock times (perf -k realtime, PCP records) in local time;
+// perf's times since boot as seconds
+var wall = D.base_s > 946684800;
+var axisLabel = (wall ? 'local time (' + dayText(0) + ')' : 'seconds since ' + absTime(0)) +
+	'; rows: millisecond within the second';
+var W = Math.max(left + mapW + legendW + 10, left + axisLabel.length * 6.2 + 20), H = top + ch * R + 40;
 hm.setAttribute('width', W);
 hm.setAttribute('height', H);
+function pad2(n) { return (n < 10 ? '0' : '') + n; }
+function clockText(c) {
+	if (!wall) return String(c);
+	var d = new Date((D.base_s + c) * 1000);
+	return pad2(d.getHours()) + ':' + pad2(d.getMinutes()) + ':' + pad2(d.getSeconds());
+}
+function dayText(c) {
+	var d = new Date((D.base_s + c) * 1000);
+	var z = -d.getTimezoneOffset(), zs = (z >= 0 ? '+' : '-') + pad2(Math.floor(Math.abs(z) / 60)) + pad2(Math.abs(z) % 60);
+	return d.getFullYear() + '-' + pad2(d.getMonth() + 1) + '-' + pad2(d.getDate()) + ' UTC' + zs;
+}
+api.clockText = clockText;
 (function () {
 	var h = [];
 	for (var c = 0; c < C; c++)
 		for (var r = 0; r < R; r++)
-			h.push('<rect class=cell data-c=' + c + ' data-r=' + r + ' x=' + (left + cw * c) + ' y=' + (top + ch * r) +
+			h.push('<rect class=cell data-c=' + c + ' data-r=' + r + ' x=' + (left + cw * c).toFixed(1) + ' y=' + (top + ch * r) +
 				' width=' + cw + ' height=' + ch + ' fill=' + color(value(c, r)) + ' />');
 	var step = R >= 20 ? Math.floor(R / 10) : 1;
 	for (var r2 = 0; r2 < R; r2 += step)
 		h.push('<text x=' + (left - 4) + ' y=' + (top + ch * r2 + ch) + ' text-anchor=end>' + rowLabel(r2) + '</text>');
-	var cs = C > 60 ? 10 : C > 20 ? 5 : 1;
-	for (var c2 = 0; c2 < C; c2 += cs)
-		h.push('<text x=' + (left + cw * c2) + ' y=' + (top + ch * R + 12) + '>' + c2 + '</text>');
-	h.push('<text x=' + left + ' y=' + (top + ch * R + 28) + '>seconds since ' + absTime(0) + ' (rows: millisecond offset)</text>');
+	// a tick every few seconds, no closer than 64 px (HH:MM:SS is ~50 px)
+	var steps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600], cs = steps[steps.length - 1];
+	for (var i = 0; i < steps.length; i++) if (steps[i] * cw >= (wall ? 64 : 30)) { cs = steps[i]; break; }
+	for (var c2 = 0; c2 < C; c2++) {
+		if ((wall ? D.base_s + c2 : c2) % cs) continue;
+		h.push('<line x1=' + (left + cw * c2) + ' x2=' + (left + cw * c2) + ' y1=' + (top + ch * R) + ' y2=' + (top + ch * R + 4) + ' stroke=#555 />');
+		h.push('<text class=tick x=' + (left + cw * c2) + ' y=' + (top + ch * R + 15) + ' text-anchor=middle>' + clockText(c2) + '</text>');
+	}
+	h.push('<text id=xlabel x=' + left + ' y=' + (top + ch * R + 32) + '>' + axisLabel + '</text>');
+	// the colour scale
+	var lx = left + mapW + 16, ly = top, lh = Math.min(ch * R, 200), n = 40;
+	for (var k = 0; k < n; k++) {
+		var v = M * (n - 1 - k) / (n - 1);
+		h.push('<rect x=' + lx + ' y=' + (ly + lh * k / n).toFixed(1) + ' width=14 height=' + (lh / n + 0.5).toFixed(1) + ' fill=' + color(v) + ' />');
+	}
+	h.push('<rect x=' + lx + ' y=' + ly + ' width=14 height=' + lh + ' fill=none stroke=#999 />');
+	h.push('<text id=legendmax x=' + (lx + 18) + ' y=' + (ly + 9) + '>' + M + '</text>');
+	h.push('<text x=' + (lx + 18) + ' y=' + (ly + lh / 2 + 4) + '>' + (M / 2) + '</text>');
+	h.push('<text x=' + (lx + 18) + ' y=' + (ly + lh) + '>0</text>');
+	h.push('<text x=' + lx + ' y=' + (ly + lh + 14) + '>' + D.countname + '</text>');
+	h.push('<text x=' + lx + ' y=' + (ly + lh + 26) + '>per cell</text>');
 	h.push('<g id=sel></g>');
 	hm.innerHTML = h.join('');
+	// newest on screen
+	hmwrap.scrollLeft = hmwrap.scrollWidth;
 })();
+api.cell = { w: cw, h: ch, left: left, top: top };
 var selG = document.getElementById('sel');
 
 function cellAt(el) {
@@ -102,7 +148,7 @@ function cellAt(el) {
 }
 hm.addEventListener('mouseover', function (e) {
 	var x = cellAt(e.target);
-	if (x) detEl.textContent = 'second: ' + x.c + ', millisecond: ' + rowLabel(x.r) + ', count: ' + value(x.c, x.r);
+	if (x) detEl.textContent = (wall ? clockText(x.c) + ' (second ' + x.c + ')' : 'second ' + x.c) + ', millisecond ' + rowLabel(x.r) + ': ' + value(x.c, x.r) + ' ' + D.countname;
 });
 hm.addEventListener('mouseout', function () { detEl.textContent = ' '; });
 
@@ -196,8 +242,13 @@ function tree(rg) {
 	return root;
 }
 api.tree = function (s, e) { return tree({ s: s, e: e }); };
+function clockAt(us) {
+	var c = Math.floor(us / US), ms = String(Math.round(us - c * US) / 1000 | 0);
+	return clockText(c) + '.' + '000'.slice(ms.length) + ms;
+}
 function describe(rg) {
-	return secs(rg.s) + ' s to ' + secs(rg.e) + ' s (' + absTime(rg.s) + ' to ' + absTime(rg.e) + ')';
+	return secs(rg.s) + ' s to ' + secs(rg.e) + ' s (' + (wall ? clockAt(rg.s) + ' to ' + clockAt(rg.e) + ' local time'
+		: absTime(rg.s) + ' to ' + absTime(rg.e)) + ')';
 }
 function show(rg, base) {
 	var t = tree(rg);
@@ -226,79 +277,117 @@ function show(rg, base) {
 	}
 }
 
-// ---- flame graph (flamegraph.pl geometry: 1200 wide, 16 per frame) -----
-function hot(name) {
-	var h = 0;
-	for (var i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;
-	var v1 = (h & 255) / 255, v2 = ((h >>> 8) & 255) / 255, v3 = ((h >>> 16) & 255) / 255;
-	return 'rgb(' + (205 + Math.floor(50 * v3)) + ',' + Math.floor(230 * v1) + ',' + Math.floor(55 * v2) + ')';
+// ---- the flame graph: flame's own -----------------------------------------
+// The head (style, title, Search/Reset Zoom texts) is flamesvg's, the
+// colours flame's palette, the zoom and search script flame's
+// (flamesvg_script, loaded once: init() below), and the layout
+// flamegraph.pl's flow(): the folded lines sorted as Perl sorts them,
+// each frame merged with the line before only.
+function esc(t) { return t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'); }
+function numText(v) { return String(Math.round(v * 1e6) / 1e6); }
+function cmpLine(a, b) { return a.key < b.key ? -1 : a.key > b.key ? 1 : 0; }
+// lines: [{s: stack, v: width, d: delta or undefined, key}] -> frames
+function flow(lines, diff) {
+	lines.sort(cmpLine);
+	var root = { n: '', x: 0, end: 0, dep: 0, d: 0 }, nodes = [root], path = [root], time = 0;
+	function close(k) {
+		while (path.length > k) { var nd = path.pop(); nd.end = time; }
+	}
+	for (var i = 0; i < lines.length; i++) {
+		var fr = lines[i].s.split(';');
+		while (fr.length && fr[fr.length - 1] === '') fr.pop();
+		var k = 1;
+		while (k < path.length && k - 1 < fr.length && path[k].n === fr[k - 1]) k++;
+		close(k);
+		var opened = false;
+		for (var j = k - 1; j < fr.length; j++) {
+			var nd = { n: fr[j], x: time, end: 0, dep: j + 1, d: 0 };
+			nodes.push(nd);
+			path.push(nd);
+			opened = true;
+		}
+		if (diff && opened) path[path.length - 1].d += lines[i].d;
+		time += lines[i].v;
+	}
+	close(1);
+	root.end = time;
+	return nodes;
 }
+function fmtn(v) { return String(Math.round(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
 function diffColor(d, maxd) {
-	if (d == 0 || maxd == 0) return 'rgb(250,250,250)';
-	var c = Math.floor(210 * (maxd - Math.abs(d)) / maxd);
-	return d > 0 ? 'rgb(255,' + c + ',' + c + ')' : 'rgb(' + c + ',' + c + ',255)';
+	if (D.negate) d = -d;
+	var r = 255, g = 255, b = 255;
+	if (d > 0) g = b = Math.floor(210 * (maxd - d) / maxd);
+	else if (d < 0) r = g = Math.floor(210 * (maxd + d) / maxd);
+	return 'rgb(' + r + ',' + g + ',' + b + ')';
 }
-function fmt(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
 function draw(root, base, scale) {
-	var FW = 1200, FH = 16, pad = 10, fs = 12, fwid = 0.59;
-	var frames = [], maxdep = 0, maxd = 0, total = root.v;
-	function walk(nd, bn, x, dep) {
-		var w = nd.v / total * (FW - 2 * pad);
-		if (w < 0.1) return;
-		var d = null;
-		if (base) { d = Math.round(nd.v - (bn ? bn.v : 0) * scale); if (Math.abs(d) > maxd) maxd = Math.abs(d); }
-		frames.push({ n: nd.n, v: nd.v, d: d, x: x, w: w, dep: dep });
-		if (dep > maxdep) maxdep = dep;
+	// the folded lines of the range (and of the first range, scaled)
+	var lines = [], maxd = 1, diff = !!base;
+	var acc = new Map();
+	function collect(nd, prefix, col, f) {
 		if (!nd.k) return;
-		var names = Object.keys(nd.k).sort(), cx = x;
-		for (var i = 0; i < names.length; i++) {
-			var c = nd.k[names[i]];
-			walk(c, bn && bn.k ? bn.k[names[i]] : null, cx, dep + 1);
-			cx += c.v / total * (FW - 2 * pad);
+		for (var name in nd.k) {
+			var c = nd.k[name], st = prefix === null ? name : prefix + ';' + name;
+			var own = c.v;
+			if (c.k) for (var n2 in c.k) own -= c.k[n2].v;
+			if (own > 0) {
+				var e = acc.get(st) || { s: st, a: 0, b: 0 };
+				e[col] += own * f;
+				acc.set(st, e);
+			}
+			collect(c, st, col, f);
 		}
 	}
-	walk(root, base, pad, 0);
-	var ns = 'http://www.w3.org/2000/svg', hgt = (maxdep + 1) * FH + 20;
-	var svg = document.createElementNS(ns, 'svg');
-	svg.setAttribute('width', FW);
-	svg.setAttribute('height', hgt);
-	svg.setAttribute('id', 'flamesvg');
-	for (var i = 0; i < frames.length; i++) {
-		var f = frames[i], g = document.createElementNS(ns, 'g');
-		g.setAttribute('class', 'frame');
-		g.setAttribute('data-name', f.n);
-		g.setAttribute('data-v', f.v);
-		if (f.d !== null) g.setAttribute('data-d', f.d);
-		var title = document.createElementNS(ns, 'title');
-		title.textContent = f.n + ' (' + fmt(f.v) + ' samples, ' + (100 * f.v / total).toFixed(2) + '%' +
-			(f.d !== null ? '; ' + (f.d > 0 ? '+' : '') + fmt(f.d) + ' against the first range' : '') + ')';
-		g.appendChild(title);
-		var y = hgt - 10 - (f.dep + 1) * FH;
-		var rect = document.createElementNS(ns, 'rect');
-		rect.setAttribute('x', f.x.toFixed(1));
-		rect.setAttribute('y', y);
-		rect.setAttribute('width', f.w.toFixed(1));
-		rect.setAttribute('height', FH - 1);
-		rect.setAttribute('rx', 2);
-		rect.setAttribute('fill', f.d !== null ? diffColor(f.d, maxd) : hot(f.n));
-		g.appendChild(rect);
-		var chars = Math.floor(f.w / (fs * fwid));
-		if (chars >= 3) {
-			var text = document.createElementNS(ns, 'text');
-			text.setAttribute('x', (f.x + 3).toFixed(1));
-			text.setAttribute('y', y + 11.5);
-			text.textContent = f.n.length <= chars ? f.n : f.n.slice(0, chars - 2) + '..';
-			g.appendChild(text);
+	collect(root, null, 'b', 1);
+	if (base) collect(base, null, 'a', scale);
+	acc.forEach(function (e) {
+		if (diff) {
+			var a = Math.round(e.a);
+			if (!(e.b > 0 || a > 0)) return;
+			lines.push({ s: e.s, v: e.b, d: e.b - a, key: e.s + ' ' + numText(a) + ' ' + numText(e.b) });
+			if (Math.abs(e.b - a) > maxd) maxd = Math.abs(e.b - a);
+		} else {
+			lines.push({ s: e.s, v: e.b, key: e.s + ' ' + numText(e.b) });
 		}
-		svg.appendChild(g);
-	}
-	svg.addEventListener('mouseover', function (e) {
-		var g2 = e.target.parentNode;
-		if (g2 && g2.getAttribute && g2.getAttribute('class') == 'frame')
-			detEl.textContent = g2.querySelector('title').textContent;
 	});
-	flameEl.innerHTML = '';
-	flameEl.appendChild(svg);
+	var nodes = flow(lines, diff), total = nodes[0].end;
+	var FW = D.fwidth, FH = D.fheight, pad = 10, wpt = (FW - 2 * pad) / total;
+	var minw = D.minwidth_pct ? total * D.minwidth / 100 : D.minwidth / wpt;
+	var keep = [], depthmax = 0;
+	for (var i = 0; i < nodes.length; i++) {
+		var nd = nodes[i];
+		if (i > 0 && !(nd.end - nd.x > 0 && nd.end - nd.x >= minw)) continue;
+		keep.push(nd);
+		if (nd.dep > depthmax) depthmax = nd.dep;
+	}
+	var ypad1 = D.fontsize * 3, ypad2 = D.fontsize * 2 + 10, H = (depthmax + 1) * FH + ypad1 + ypad2;
+	var out = [];
+	for (var j = 0; j < keep.length; j++) {
+		var f = keep[j], w = f.end - f.x, x1 = pad + f.x * wpt, x2 = pad + f.end * wpt;
+		var y1 = D.inverted ? ypad1 + f.dep * FH : H - ypad2 - (f.dep + 1) * FH + 1;
+		var y2 = D.inverted ? ypad1 + (f.dep + 1) * FH - 1 : H - ypad2 - f.dep * FH;
+		var name = j === 0 ? 'all' : f.n.replace(/_\[[kwij]\]$/, '');
+		var title = esc(name) + ' (' + fmtn(w) + ' ' + esc(D.countname) + ', ' +
+			(j === 0 ? '100%' : (100 * Math.round(w) / total).toFixed(2) + '%');
+		if (diff && j > 0) {
+			var dp = (100 * (D.negate ? -f.d : f.d) / total).toFixed(2);
+			title += '; ' + (+dp > 0 ? '+' : '') + dp + '%';
+		}
+		title += ')';
+		var fill = diff ? (j === 0 ? 'rgb(255,255,255)' : diffColor(f.d, maxd)) : (D.colors[f.n] || 'rgb(0,0,0)');
+		var chars = Math.floor((x2 - x1) / (D.fontsize * D.fontwidth)), label = '';
+		if (chars >= 3) label = name.length <= chars ? name : name.slice(0, chars - 2) + '..';
+		var rx1 = +x1.toFixed(1), rx2 = +x2.toFixed(1);
+		out.push('<g >\n<title>' + title + '</title><rect x="' + rx1.toFixed(1) + '" y="' + y1 + '" width="' +
+			(rx2 - rx1).toFixed(1) + '" height="' + (y2 - y1).toFixed(1) + '" fill="' + fill +
+			'" rx="2" ry="2" fg:x="' + f.x + '" fg:w="' + w + '"' + (diff ? ' fg:d="' + f.d + '"' : '') +
+			' />\n<text  x="' + (x1 + 3).toFixed(2) + '" y="' + (3 + (y1 + y2) / 2) + '" >' + esc(label) + '</text>\n</g>\n');
+	}
+	var head = D.flamehead.replace(/@HD@/g, String(H - ypad2 / 2)).replace(/@H@/g, String(H));
+	flameEl.innerHTML = head + '<g id="frames">\n' + out.join('') + '</g>\n</svg>\n';
+	api.flameframes = keep.length;
+	if (typeof init === 'function') init(null);     // flame's script
 }
 
 document.addEventListener('keydown', function (e) {

@@ -4,6 +4,7 @@
 #include "client/render/heatmap_out.h"
 
 #include <inttypes.h>
+#include <time.h>
 #include <stdio.h>
 
 #define US ((int64_t)1000000)
@@ -106,12 +107,27 @@ void heatmap_geometry(const heatmap *h, double *cw, double *ch)
     *ch = r < 3 ? 3 : r > 20 ? 20 : r;
 }
 
+/* A Unix time in local time, strftime's format. */
+static void clock_text(strbuf *sb, int64_t sec, const char *fmt)
+{
+    time_t t = (time_t)sec;
+    struct tm tm;
+    char buf[64];
+    if (localtime_r(&t, &tm) && strftime(buf, sizeof buf, fmt, &tm) > 0)
+        sb_adds(sb, buf);
+    else
+        sb_printf(sb, "%" PRId64, sec);
+}
+
 int heatmap_write_svg(FILE *out, const heatmap *h, const heatmap_page *o)
 {
     double cw, ch;
     heatmap_geometry(h, &cw, &ch);
     const double left = 60, top = 40, bottom = 40;
+    /* wide enough for the axis label */
     double W = left + cw * h->cols + 20, H = top + ch * h->rows + bottom;
+    if (W < left + 420)
+        W = left + 420;
     strbuf sb = STRBUF_INIT;
     sb_printf(&sb, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
               "<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" "
@@ -134,17 +150,48 @@ int heatmap_write_svg(FILE *out, const heatmap *h, const heatmap_page *o)
         row_label(&sb, h->rows, r);
         sb_adds(&sb, "</text>\n");
     }
-    int step = h->cols > 60 ? 10 : h->cols > 20 ? 5 : 1;
-    for (int c = 0; c < h->cols; c += step)
-        sb_printf(&sb, "<text x=\"%.1f\" y=\"%.1f\">%d</text>\n",
-                  left + cw * c, top + ch * h->rows + 14, c);
-    sb_printf(&sb, "<text x=\"%.1f\" y=\"%.1f\">seconds since ",
-              left, top + ch * h->rows + 30);
-    heatmap_time_text(&sb, h->base_s * US);
-    sb_adds(&sb, "; rows: millisecond offset</text>\n</g>\n<g id=\"cells\">\n");
+    /* the x axis: local wall-clock time for wall-clock samples (a tick
+     * every few seconds, at least 64 px apart), else seconds */
+    bool wall = h->base_s > 946684800;     /* after 2000-01-01 */
+    static const int steps[] = { 1, 2, 5, 10, 15, 30, 60, 120, 300, 600 };
+    int step = 600;
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (steps[i] * cw >= (wall ? 64 : 30)) {
+            step = steps[i];
+            break;
+        }
+    for (int c = 0; c < h->cols; c++) {
+        if ((wall ? h->base_s + c : c) % step)
+            continue;
+        sb_printf(&sb, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+                  "text-anchor=\"middle\">", left + cw * c,
+                  top + ch * h->rows + 14);
+        if (wall)
+            clock_text(&sb, h->base_s + c, "%H:%M:%S");
+        else
+            sb_printf(&sb, "%d", c);
+        sb_adds(&sb, "</text>\n");
+    }
+    sb_printf(&sb, "<text x=\"%.1f\" y=\"%.1f\">", left,
+              top + ch * h->rows + 30);
+    if (wall) {
+        sb_adds(&sb, "local time (");
+        clock_text(&sb, h->base_s, "%Y-%m-%d UTC%z");
+        sb_adds(&sb, ")");
+    } else {
+        sb_adds(&sb, "seconds since ");
+        heatmap_time_text(&sb, h->base_s * US);
+    }
+    sb_adds(&sb, "; rows: millisecond within the second</text>\n</g>\n");
+    /* the grid's extent; empty cells are its white */
+    sb_printf(&sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+              "fill=\"#ffffff\" stroke=\"#dddddd\"/>\n<g id=\"cells\">\n",
+              left, top, cw * h->cols, ch * h->rows);
     for (int c = 0; c < h->cols; c++) {
         for (int r = 0; r < h->rows; r++) {
             uint32_t v = heatmap_value(h, c, r);
+            if (v == 0)
+                continue;       /* the background is the empty cell */
             char col[8];
             heatmap_color(v, h->maxvalue, o && o->enhance, col);
             sb_printf(&sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "

@@ -19,15 +19,21 @@ void heatmap_color(uint32_t v, uint32_t max, bool enhance, char buf[8]);
 void heatmap_geometry(const heatmap *h, double *cw, double *ch);
 
 /* ---- output ------------------------------------------------------------ */
+struct svg_options;
+
 typedef struct heatmap_page {
     const char *title;     /* NULL: "Heat map" */
     const char *source;    /* description of the input, for the page */
     bool        enhance;
+    /* the page's flame graphs: flame's options (palette, width, font,
+     * count name); NULL: flame's defaults */
+    const struct svg_options *svg;
 } heatmap_page;
 
 /* FlameScope's JSON: rows, columns, values (column-major), maxvalue. */
 int heatmap_write_json(FILE *out, const heatmap *h);
-/* The static heat map. */
+/* The static heat map: only cells with samples are drawn (on white),
+ * x axis in local wall-clock time. */
 int heatmap_write_svg(FILE *out, const heatmap *h, const heatmap_page *o);
 /* The interactive page (heatmap_html.c). */
 int heatmap_write_html(FILE *out, const heatmap *h, const heatmap_page *o);

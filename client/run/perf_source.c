@@ -110,7 +110,7 @@ void perf_sampler_finish(perf_sampler *ps)
 
 /* ---- the source directory ----------------------------------------------- */
 
-char *perf_source_metadata(const char *prefix)
+char *perf_source_metadata(const char *prefix, bool replay)
 {
     strbuf sb = STRBUF_INIT;
     sb_adds(&sb, "{\n  \"prefix\": \"");
@@ -126,8 +126,10 @@ char *perf_source_metadata(const char *prefix)
             "      \"timestamp\": \"/ts\",\n"
             "      \"timestamp_units\": \"nsec\",\n"
             "      \"sequence\": \"/seq\",\n"
-            "      \"dropped\": \"/samples_dropped\",\n"
-            "      \"replay\": true,\n"
+            "      \"dropped\": \"/samples_dropped\",\n");
+    if (replay)
+        sb_adds(&sb, "      \"replay\": true,\n");
+    sb_adds(&sb,
             "      \"fields\": [\n"
             "        {\"name\": \"stack\", \"pointer\": \"/stack\", \"type\": \"stack\", \"description\": \"folded stack, root first, kernel frames marked _[k]\"},\n"
             "        {\"name\": \"pid\", \"pointer\": \"/pid\", \"type\": \"integer\", \"semantics\": \"discrete\", \"description\": \"process id\"},\n"
@@ -215,6 +217,7 @@ static void clear_dir(const char *dir)
 }
 
 int perf_source_open(perf_source *src, const char *parent, const char *name, long hz,
+                     bool replay,
                      char *err, size_t errlen)
 {
     memset(src, 0, sizeof *src);
@@ -266,7 +269,7 @@ int perf_source_open(perf_source *src, const char *parent, const char *name, lon
     src->dirty = true;
     if (perf_source_flush(src, err, errlen) != 0)
         goto fail_rm;
-    char *meta = perf_source_metadata(name);
+    char *meta = perf_source_metadata(name, replay);
     int rc = write_atomic(src->dir, "metadata.json", meta, strlen(meta), err, errlen);
     free(meta);
     if (rc != 0)

@@ -61,13 +61,18 @@ typedef struct perf_source {
     bool     dirty;
 } perf_source;
 
-/* metadata.json text for prefix (malloc'd). */
-char *perf_source_metadata(const char *prefix);
+/* metadata.json text for prefix (malloc'd).  replay: the event metric
+ * replays (a client's first fetch starts at the oldest record still
+ * queued) -- only for the PMDA's on-demand runs (docs/runs.md), so that
+ * `--run NAME` gets a run from its start; otherwise a client sees the
+ * records from when it connects, as for any event source. */
+char *perf_source_metadata(const char *prefix, bool replay);
 /* Create PARENT/NAME (PARENT must exist) and write metadata.json and an
  * empty data.json.  A directory left by a run that is gone (its
  * .staprelay-run pid file names no process) is reused; a live one is an
  * error.  Returns 0 or -1 with err. */
 int perf_source_open(perf_source *src, const char *parent, const char *name, long hz,
+                     bool replay,
                      char *err, size_t errlen);
 /* Queue one sample (counts it as taken; beyond max_pending it is dropped
  * and counted in samples_dropped). */

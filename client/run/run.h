@@ -104,6 +104,8 @@ typedef struct run_opts {
     bool        kernel_only, user_only;
     const char *dir;          /* perf: watched directory */
     const char *backend;      /* forced: "stap", "bpf", "perf" */
+    bool        replay;       /* --replay: the PMDA's runs (perf backend) */
+    const char *save;         /* --save FILE: perf script text kept */
     unsigned    given;        /* RUN_OPT_* the user gave */
 } run_opts;
 

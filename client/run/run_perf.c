@@ -26,6 +26,23 @@
 
 #define FLUSH_INTERVAL 0.5
 
+/* Wait up to grace seconds for pid to exit by itself; true with its
+ * status when it did. */
+static bool wait_exit(pid_t pid, double grace, int *status)
+{
+    double until = run_now() + grace;
+    for (;;) {
+        pid_t r = waitpid(pid, status, WNOHANG);
+        if (r == pid)
+            return true;
+        if (r < 0 && errno != EINTR)
+            return false;
+        if (run_now() > until)
+            return false;
+        usleep(20000);
+    }
+}
+
 static void on_sample(void *arg, const perf_sample *s)
 {
     perf_source_add(arg, s);
@@ -61,10 +78,17 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
             return RUN_EXIT_FAILED;
         }
     }
+    FILE *save = NULL;
+    if (o->save && (save = fopen(o->save, "w")) == NULL) {
+        fprintf(stderr, "staprelay run: --save %s: %s\n", o->save, strerror(errno));
+        return RUN_EXIT_FAILED;
+    }
     char err[1024];
     perf_source src;
-    if (perf_source_open(&src, parent, name, hz, err, sizeof err) != 0) {
+    if (perf_source_open(&src, parent, name, hz, o->replay, err, sizeof err) != 0) {
         fprintf(stderr, "staprelay run: %s\n", err);
+        if (save)
+            fclose(save);
         return RUN_EXIT_FAILED;
     }
 
@@ -73,6 +97,8 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
     if (pipe2(rec_pipe, O_CLOEXEC) != 0 || pipe2(scr_pipe, O_CLOEXEC) != 0) {
         fprintf(stderr, "staprelay run: pipe: %s\n", strerror(errno));
         perf_source_close(&src, true);
+        if (save)
+            fclose(save);
         return RUN_EXIT_FAILED;
     }
     int logfd = run_tmp_log("perf");
@@ -162,6 +188,8 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
             run_stop_child(rec, SIGKILL, 1);
         close(scr_pipe[0]);
         perf_source_close(&src, true);
+        if (save)
+            fclose(save);
         return RUN_EXIT_FAILED;
     }
 
@@ -232,6 +260,10 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
         }
         if (n == 0)
             break;
+        if (save && fwrite(buf, 1, (size_t)n, save) != (size_t)n && !write_failed) {
+            fprintf(stderr, "staprelay run: --save %s: %s\n", o->save, strerror(errno));
+            write_failed = true;
+        }
         size_t off = 0;
         while (off < (size_t)n) {
             char *nl = memchr(buf + off, '\n', (size_t)n - off);
@@ -254,17 +286,25 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
         perf_sampler_line(&ps, line.buf, line.len);
     perf_sampler_finish(&ps);
     close(fd);
-    int rst = run_stop_child(rec, SIGINT, 5);
+    /* Our input ended before we asked perf to stop: the command (or
+     * process) finished, and perf record is still writing its last
+     * records and exiting -- let it, rather than signal it and take the
+     * signal for a failure.  Only if it does not exit in time is it
+     * stopped, and then its status says nothing about the run. */
+    int rst = 0;
+    bool exited = !stopping && wait_exit(rec, 10, &rst);
+    if (!exited)
+        rst = run_stop_child(rec, SIGINT, 5);
     int sst = run_stop_child(scr, SIGINT, 5);
     bool flushed = perf_source_flush(&src, err, sizeof err) == 0;
     if (!flushed)
         fprintf(stderr, "staprelay run: %s\n", err);
 
     (void)sst;
-    bool rec_ok = WIFEXITED(rst) && WEXITSTATUS(rst) == 0;
-    /* after we asked perf record to stop, its status does not matter;
-     * before, a non-zero exit is a failure (no permission, bad pid...) */
-    bool failed = !stopping && !rec_ok;
+    /* after we asked perf record to stop (or had to), its status does
+     * not matter; a non-zero exit of its own is a failure (no
+     * permission, bad pid...) */
+    bool failed = exited && !(WIFEXITED(rst) && WEXITSTATUS(rst) == 0);
     if (failed)
         run_show_log(logfd, "perf");
     else if (!stopping && o->pid)
@@ -285,6 +325,14 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
     fprintf(stderr, "staprelay run: removed %s\n", src.dir);
     perf_source_close(&src, true);
     perf_sampler_free(&ps);
+    if (save) {
+        if (fclose(save) != 0 && !write_failed) {
+            fprintf(stderr, "staprelay run: --save %s: %s\n", o->save, strerror(errno));
+            write_failed = true;
+        } else if (!write_failed) {
+            fprintf(stderr, "staprelay run: perf script text in %s\n", o->save);
+        }
+    }
     sb_free(&line);
     if (failed) {
         fprintf(stderr, "staprelay run: perf failed (%s)\n",

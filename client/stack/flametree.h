@@ -1,25 +1,17 @@
 /* flametree: the merged frame tree that renderers draw.
  *
- * The tree is what flamegraph.pl's flow() makes of the stacks sorted
- * frame by frame: every shared prefix merged, siblings in name order.
- * Nodes live in one array in that order (depth first, a parent before
- * its children, siblings by name); no recursion is needed anywhere,
- * whatever the stack depth.
- *
- * Two builders produce it:
- *   - by levels (the usual case): frames are merged one depth at a time
- *     through a hash of (parent, name), with no global sort of the
- *     stacks, and -- when ft_options.prune is set -- a frame narrower
- *     than the renderer's minwidth is dropped together with everything
- *     above it as soon as its width is known, so a million distinct
- *     stacks cost memory for the few thousand frames that are drawn.
- *     Used when every weight is an integer (and the total below 2^53),
- *     where sums are exact in any order;
- *   - by flow (flame charts, fractional weights): stacks fed in sorted
- *     (or arrival) order, each frame merged with its parent's *last*
- *     child only, exactly as flow() does, so sums happen in the same
- *     order as flamegraph.pl's.  With arrival order (flame charts) only
- *     adjacent samples merge. */
+ * The tree is what flamegraph.pl's flow() makes of the folded lines:
+ * the lines sorted as Perl sorts them (the stack, a blank, the counts:
+ * a stack's own samples come before its children's), or in arrival
+ * order for flame charts; each frame merges with the frame at its
+ * depth in the line before only, so x is the time the frame opened
+ * and every frame's geometry is flamegraph.pl's (tests/client_flametree
+ * and qa 502 compare it with the real flamegraph.pl).  Nodes live in
+ * one array in creation order (a parent before its children); no
+ * recursion is needed anywhere, whatever the stack depth.  With
+ * ft_options.prune, a frame narrower than the renderer's minwidth is
+ * dropped with everything above it as soon as it closes, so a million
+ * distinct stacks cost memory for the few thousand frames drawn. */
 #ifndef STAPRELAY_FLAMETREE_H
 #define STAPRELAY_FLAMETREE_H
 
@@ -39,6 +31,10 @@ typedef struct ft_node {
     double      delta;       /* differential: after - before, for
                               * stacks that end exactly here */
     double      x;           /* left offset in weight units (layout) */
+    double      end;         /* right edge in weight units: x + value,
+                              * or what flamegraph.pl has there (the
+                              * time it closed, read back from the 15
+                              * digits Perl keeps in its node key) */
 } ft_node;
 
 typedef enum {

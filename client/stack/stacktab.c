@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strbuf.h"
 #include "common/xalloc.h"
 
 #define ARENA_CHUNK (1u << 20)
@@ -255,13 +256,57 @@ static int cmp_frames(const void *pa, const void *pb)
     return stack_frames_cmp(a->stack, a->len, b->stack, b->len);
 }
 
+/* The bytes of an entry's folded line after its stack: " C0" or, for a
+ * differential table, " C0 C1" -- as folded_out writes them. */
+static size_t line_tail(const stack_entry *e, bool two, char *buf, size_t size)
+{
+    char n0[NUM_TEXT_MAX], n1[NUM_TEXT_MAX];
+    int k = two ? snprintf(buf, size, " %s %s", num_text(n0, e->count[0]),
+                           num_text(n1, e->count[1]))
+                : snprintf(buf, size, " %s", num_text(n0, e->count[0]));
+    return k < 0 ? 0 : (size_t)k < size ? (size_t)k : size - 1;
+}
+
+int stack_lines_cmp(const stack_entry *a, const stack_entry *b, bool two)
+{
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = memcmp(a->stack, b->stack, n);
+    if (c)
+        return c;
+    /* one stack is a prefix of the other: its line goes on with its
+     * counts where the other's goes on with more stack */
+    char ta[2 * NUM_TEXT_MAX + 2], tb[2 * NUM_TEXT_MAX + 2];
+    size_t la = line_tail(a, two, ta, sizeof ta);
+    size_t lb = line_tail(b, two, tb, sizeof tb);
+    const char *ra = a->stack + n, *rb = b->stack + n;
+    size_t na = a->len - n, nb = b->len - n;   /* one of them is 0 */
+    for (size_t i = 0;; i++) {
+        int ca = i < na ? (unsigned char)ra[i]
+               : i - na < la ? (unsigned char)ta[i - na] : -1;
+        int cb = i < nb ? (unsigned char)rb[i]
+               : i - nb < lb ? (unsigned char)tb[i - nb] : -1;
+        if (ca != cb || ca < 0)
+            return ca < cb ? -1 : ca > cb;
+    }
+}
+
+static int cmp_lines(const void *pa, const void *pb, void *two)
+{
+    const stack_entry *a = *(const stack_entry *const *)pa;
+    const stack_entry *b = *(const stack_entry *const *)pb;
+    return stack_lines_cmp(a, b, *(const bool *)two);
+}
+
 size_t *stacktab_sorted(const stacktab *t, stack_order order)
 {
     const stack_entry **ptrs = xmalloc(t->n * sizeof *ptrs);
     for (size_t i = 0; i < t->n; i++)
         ptrs[i] = &t->entries[i];
-    qsort(ptrs, t->n, sizeof *ptrs,
-          order == STACK_ORDER_BYTES ? cmp_bytes : cmp_frames);
+    if (order == STACK_ORDER_LINES)
+        qsort_r(ptrs, t->n, sizeof *ptrs, cmp_lines, (void *)&t->has_col1);
+    else
+        qsort(ptrs, t->n, sizeof *ptrs,
+              order == STACK_ORDER_BYTES ? cmp_bytes : cmp_frames);
     size_t *idx = xmalloc(t->n * sizeof *idx);
     for (size_t i = 0; i < t->n; i++)
         idx[i] = (size_t)(ptrs[i] - t->entries);

@@ -65,12 +65,20 @@ const stack_event *stacktab_sequence(const stacktab *t);
  * STACK_ORDER_BYTES: plain byte comparison of the whole key (Perl's
  * `sort`, what the collapsers print).  STACK_ORDER_FRAMES: frame by
  * frame, so siblings come out in name order and a parent precedes its
- * children (what the frame tree wants). */
-typedef enum { STACK_ORDER_BYTES, STACK_ORDER_FRAMES } stack_order;
+ * children.  STACK_ORDER_LINES: the folded lines `fold` writes
+ * ("STACK COUNT", or "STACK C0 C1" when column 1 is used) as Perl's
+ * `sort` orders them, the order flamegraph.pl lays frames out in: a
+ * stack's own samples before its children ("a;b 5" < "a;b;c 3") and a
+ * sibling "b.x" between them (so flamegraph.pl draws two "b" frames). */
+typedef enum { STACK_ORDER_BYTES, STACK_ORDER_FRAMES, STACK_ORDER_LINES } stack_order;
 size_t *stacktab_sorted(const stacktab *t, stack_order order);
 
 /* Compare two byte strings as memcmp does, a prefix first (Perl's cmp). */
 int stack_bytes_cmp(const char *a, size_t alen, const char *b, size_t blen);
+
+/* Compare two entries as their folded lines (STACK_ORDER_LINES); two:
+ * the lines carry both columns. */
+int stack_lines_cmp(const stack_entry *a, const stack_entry *b, bool two);
 
 /* Compare two folded stacks frame by frame (';' sorts before any byte). */
 int stack_frames_cmp(const char *a, size_t alen, const char *b, size_t blen);

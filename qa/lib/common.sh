@@ -327,9 +327,13 @@ qa_atomic_write() {
 qa_make_source() {
     # qa_make_source DIR METADATA_JSON [DATA_JSON]: a pmdajson-style source
     # directory (created world-readable: pmdajson may not run as root).
+    # data.json first and metadata.json last, each whole: a directory is a
+    # source once its metadata.json appears, and a poll in between must not
+    # see a source without its data (a logged warning a slow run caught).
     mkdir -p "$1"
-    printf '%s\n' "$2" > "$1/metadata.json"
+    chmod a+rX "$1"
     [ $# -lt 3 ] || printf '%s\n' "$3" | qa_atomic_write "$1/data.json"
+    printf '%s\n' "$2" | qa_atomic_write "$1/metadata.json"
     chmod -R a+rX "$1"
 }
 
