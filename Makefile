@@ -27,6 +27,8 @@ BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/staprelay
 PCP_PMDAS_DIR ?= $(shell . /etc/pcp.conf 2>/dev/null && echo $$PCP_PMDAS_DIR || echo /var/lib/pcp/pmdas)
+PCP_VAR_DIR ?= $(shell . /etc/pcp.conf 2>/dev/null && echo $$PCP_VAR_DIR || echo /var/lib/pcp)
+PCP_SYSCONF_DIR ?= $(shell . /etc/pcp.conf 2>/dev/null && echo $$PCP_SYSCONF_DIR || echo /etc/pcp)
 
 COMMON_SRCS :=
 RELAY_SRCS  :=
@@ -159,6 +161,18 @@ install: all
 	[ -f $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay/domain.h ] || \
 	    install -m 644 pmda/domain.h $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay/
 	install -m 644 pmda/config.json $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay/config.json.default
+# the farm's files (docs/fleet.md): in the PMDA's directory, where Install
+# finds them, and where PCP looks for them, as a package would put them
+	install -d $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay/pmlogconf \
+	    $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay/pmieconf $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay/pmrep \
+	    $(DESTDIR)$(PCP_VAR_DIR)/config/pmlogconf/staprelay \
+	    $(DESTDIR)$(PCP_VAR_DIR)/config/pmieconf/staprelay $(DESTDIR)$(PCP_SYSCONF_DIR)/pmrep
+	install -m 644 pmda/pmlogconf/* $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay/pmlogconf/
+	install -m 644 pmda/pmieconf/* $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay/pmieconf/
+	install -m 644 pmda/pmrep/* $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay/pmrep/
+	install -m 644 pmda/pmlogconf/* $(DESTDIR)$(PCP_VAR_DIR)/config/pmlogconf/staprelay/
+	install -m 644 pmda/pmieconf/* $(DESTDIR)$(PCP_VAR_DIR)/config/pmieconf/staprelay/
+	install -m 644 pmda/pmrep/staprelay.conf $(DESTDIR)$(PCP_SYSCONF_DIR)/pmrep/
 	install -m 644 pmda/pmdastaprelay.1 $(DESTDIR)$(MANDIR)/man1/
 	[ ! -f client/staprelay.1 ] || install -m 644 client/staprelay.1 $(DESTDIR)$(MANDIR)/man1/
 	install -d $(DESTDIR)$(DATADIR)

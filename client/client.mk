@@ -16,6 +16,10 @@ CFLAGS_COMMON += -Ibuild/gen
 # protobuf-c and zlib (pprof in and out), elfutils' libdw (annotate)
 CLIENT_LIBS := $(shell pkg-config --libs libprotobuf-c zlib libdw 2>/dev/null \
                  || echo -lprotobuf-c -lz -ldw -lelf)
+# libcurl (pmproxy's REST API: --series)
+CLIENT_LIBS += $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
+# The relay's string map (libc only), for the counters' instance names.
+CLIENT_SRCS += relay/strmap.c
 
 $(PPROF_PB_C) $(PPROF_PB_H) &: $(PPROF_PROTO)
 	@mkdir -p build/gen

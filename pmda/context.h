@@ -27,6 +27,8 @@ typedef enum {
     REF_EVENT,            /* <event>.records (index: meta event) */
     REF_FIELD,            /* <event>.<field>: describes a record parameter */
     REF_STACKS,           /* <event>.stacks counter */
+    REF_SUBSECOND,        /* <event>.subsecond histogram counter */
+    REF_SUBSECOND_END,    /* <event>.subsecond_end: its closed second */
 } metric_kind;
 
 /* What one pmdaMetric (through m_user) stands for. */
@@ -41,12 +43,14 @@ typedef struct metric_ref {
     pmID *field_pmids;    /* REF_EVENT: one per field (owned) */
 } metric_ref;
 
-typedef enum { INDOM_SOURCES, INDOM_EVENTS, INDOM_ARRAY, INDOM_STACKS, INDOM_RUNS } indom_kind;
+typedef enum {
+    INDOM_SOURCES, INDOM_EVENTS, INDOM_ARRAY, INDOM_STACKS, INDOM_RUNS, INDOM_SUBSECOND
+} indom_kind;
 
 /* What one pmdaIndom stands for. */
 typedef struct indom_ref {
     indom_kind kind;
-    source *src;          /* INDOM_ARRAY, INDOM_STACKS */
+    source *src;          /* INDOM_ARRAY, INDOM_STACKS, INDOM_SUBSECOND */
     size_t index;         /* array or event index */
     uint64_t generation;  /* data generation the table reflects */
     bool synced;

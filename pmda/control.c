@@ -17,6 +17,10 @@ enum {
     C_MEMORY, C_MEMORY_REFUSALS, C_TOTAL_MEMORY, C_UNTRUSTED_MEMORY,
     E_RECEIVED = 20, E_DELIVERED, E_DROPPED, E_MISSED, E_DUPLICATES, E_LOST, E_REJECTED,
     E_QUEUED, E_QUEUE_BYTES, E_CLIENTS, E_LAST_REJECT, E_STACKS, E_STACKS_EVICTED, E_EXPIRED,
+    E_SUBSECOND_LATE, E_STACK_CANDIDATES,
+    /* a source metric numbered after the event ones: items 16-19 (the
+     * memory metrics) were taken first, and items never change meaning */
+    C_STATE_CODE,
     R_RUN = 40, R_STOP, R_RUNS, R_REQUESTS, R_REFUSALS,
 };
 
@@ -69,6 +73,11 @@ const control_metric control_metrics[] = {
      "Elements whose index is missing, unusable or repeats an earlier one, and\n"
      "buckets with unusable or repeated bounds: their values are not published.\n"
      "Each change is also logged once."},
+    {C_STATE_CODE, "source.state_code", PM_TYPE_U32, PM_SEM_INSTANT, INDOM_SOURCES, true, NONE,
+     "State of each source as a number, for pmie",
+     "0 waiting, 1 ok, 2 error, 3 bad-metadata, 4 duplicate-prefix,\n"
+     "5 rejected, 6 vanished: the states of source.state, which pmie cannot\n"
+     "compare (it tests numbers only).  These numbers never change meaning."},
     {C_MEMORY, "source.memory", PM_TYPE_U64, PM_SEM_INSTANT, INDOM_SOURCES, true, BYTES,
      "Memory held by the source",
      "Its metadata, the values and instance names its metrics read (not the\n"
@@ -119,14 +128,27 @@ const control_metric control_metrics[] = {
     {E_LAST_REJECT, "events.last_reject", PM_TYPE_STRING, PM_SEM_INSTANT, INDOM_EVENTS, true,
      NONE, "Why the last rejected record was rejected", ""},
     {E_STACKS, "events.stacks", PM_TYPE_U32, PM_SEM_INSTANT, INDOM_EVENTS, true, COUNT,
-     "Distinct stacks currently in the stream's stacks counter", ""},
+     "Instances of the stream's stacks counter, [other] included", ""},
     {E_STACKS_EVICTED, "events.stacks_evicted", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_EVENTS, true,
-     COUNT, "Stacks removed from the stacks counter (expired or evicted)",
-     "Bounded by max_stacks; stacks unseen for stack_expiry seconds expire."},
+     COUNT, "Stacks the stacks counter let go (expired, evicted or forgotten)",
+     "Instances that left the counter (a stack that dropped out of the\n"
+     "heaviest max_stacks, or unseen for stack_expiry seconds, leaves one\n"
+     "stacks_refresh period after it stopped counting), and stacks tracked\n"
+     "but not shown that were forgotten to make room (the candidates' bound or\n"
+     "the source's memory; their samples went to [other])."},
     {E_EXPIRED, "events.expired", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_EVENTS, true, COUNT,
      "Records evicted from a full queue while no client was reading",
      "With no client registered the queue keeps the newest event_queue_size\n"
      "bytes; older records are lost to whoever connects later."},
+    {E_SUBSECOND_LATE, "events.subsecond_late", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_EVENTS, true,
+     COUNT, "Samples counted in .subsecond after their second was closed",
+     "They arrived more than subsecond_delay after their second ended (or more\n"
+     "than a minute ahead of the clock), so a heat map drawn from .subsecond\n"
+     "shows them in a later column than their records do."},
+    {E_STACK_CANDIDATES, "events.stack_candidates", PM_TYPE_U32, PM_SEM_INSTANT, INDOM_EVENTS,
+     true, COUNT, "Distinct stacks the stream's stacks counter tracks",
+     "Every stack seen recently, kept or not (at most 4 max_stacks); the\n"
+     "heaviest are the counter's instances, the others count in [other]."},
     {R_RUN, "run", PM_TYPE_STRING, PM_SEM_DISCRETE, INDOM_SOURCES, false, NONE,
      "Store \"SCRIPT [key=value ...]\" here to start a bundled script",
      "pmstore staprelay.control.run \"profile duration=20 hz=99\" asks for one run\n"
@@ -160,6 +182,22 @@ const control_metric *control_lookup(int item)
     return NULL;
 }
 
+/* source.state_code: a published contract, so spelled out here rather
+ * than taken from the relay's enum order. */
+static uint32_t state_code(source_state st)
+{
+    switch (st) {
+    case SRC_WAITING: return 0;
+    case SRC_OK: return 1;
+    case SRC_ERROR: return 2;
+    case SRC_BAD_METADATA: return 3;
+    case SRC_DUPLICATE: return 4;
+    case SRC_REJECTED: return 5;
+    case SRC_VANISHED: return 6;
+    }
+    return 2;
+}
+
 static int event_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtomValue *atom)
 {
     if (pos < 0 || (size_t)pos >= ctx->nstreams)
@@ -185,6 +223,10 @@ static int event_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtom
     case E_STACKS: atom->ul = es->stacks ? (uint32_t)stackcount_size(es->stacks) : 0; break;
     case E_STACKS_EVICTED: atom->ull = es->stacks ? stackcount_evicted(es->stacks) : 0; break;
     case E_EXPIRED: atom->ull = st.expired; break;
+    case E_SUBSECOND_LATE: atom->ull = es->subsec ? es->subsec->late + es->subsec->early : 0; break;
+    case E_STACK_CANDIDATES:
+        atom->ul = es->stacks ? (uint32_t)stackcount_candidates(es->stacks) : 0;
+        break;
     default: return PM_ERR_PMID;
     }
     return PMDA_FETCH_STATIC;
@@ -245,6 +287,9 @@ int control_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtomValue
     switch (cm->item) {
     case C_STATE:
         atom->cp = (char *)source_state_name(s->state);
+        break;
+    case C_STATE_CODE:
+        atom->ul = state_code(s->state);
         break;
     case C_READS:
         atom->ull = s->stats.reads;

@@ -128,6 +128,27 @@ int inst_table_id(inst_table *t, const char *name, bool is_number, int64_t numbe
     return (int)id;
 }
 
+/* A monotonic map of 0 .. 2^63 into 0 .. 2^28: the value itself below
+ * 2^23, else its binary exponent and 22 bits after the leading one. */
+static int64_t magnitude_order(uint64_t v)
+{
+    if (v < ((uint64_t)1 << 23))
+        return (int64_t)v;
+    int e = 63 - __builtin_clzll(v);
+    uint64_t m = (v >> (e - 22)) - ((uint64_t)1 << 22);
+    return ((int64_t)1 << 23) + (int64_t)(e - 23) * ((int64_t)1 << 22) + (int64_t)m;
+}
+
+int64_t inst_bucket_id(int64_t lo, bool lo_open)
+{
+    const int64_t zero = (int64_t)1 << 30;
+    if (lo_open)
+        return 0;
+    if (lo >= 0)
+        return zero + magnitude_order((uint64_t)lo);
+    return zero - 1 - magnitude_order((uint64_t)(-(lo + 1)));
+}
+
 size_t inst_table_remembered(const inst_table *t)
 {
     return strmap_count(t->ids);

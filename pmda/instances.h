@@ -29,6 +29,13 @@ int inst_table_id(inst_table *t, const char *name, bool is_number, int64_t numbe
  * not yet forgotten). */
 size_t inst_table_remembered(const inst_table *t);
 
+/* The instance id of a histogram bucket with lower bound lo (lo_open:
+ * -inf): ids sort as the buckets do, so tools that list instances by id
+ * (pmval) show them in bucket order.  Exact for bounds below 2^23 in
+ * magnitude; beyond, bounds that share their 23 leading bits share an id
+ * and the second gets the next free one (inst_table_id's probe). */
+int64_t inst_bucket_id(int64_t lo, bool lo_open);
+
 /* Replace idp's members (names are copied; idp owns them) in the given
  * order; free with inst_table_clear. */
 int inst_table_fill(inst_table *t, pmdaIndom *idp, const char *const *names,

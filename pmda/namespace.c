@@ -209,6 +209,50 @@ static void insert_name(pmda_ctx *ctx, pmID pmid, const char *prefix, const char
     free(name);
 }
 
+/* <event>.subsecond (a histogram counter: samples by their offset within
+ * the second, SUBSECOND_BUCKETS buckets of 20 ms) and <event>.subsecond_end
+ * (the second before which it counts every sample).  32-bit values: logged
+ * every second, each costs a third of a 64-bit one in an archive. */
+static void add_subsecond(pmda_ctx *ctx, tables *t, source *s, int cluster, size_t e)
+{
+    const meta_event *me = &s->meta->events[e];
+    const char *prefix = s->meta->prefix;
+    char arr[600];
+    snprintf(arr, sizeof(arr), "%s.subsecond", me->name);
+    int serial = idmap_indom(ctx->ids, prefix, arr);
+    int item = name_item(ctx, cluster, me->name, "subsecond");
+    int end_item = name_item(ctx, cluster, me->name, "subsecond_end");
+    if (serial <= 0 || item < 0 || end_item < 0)
+        return;
+    indom_ref iref = {.kind = INDOM_SUBSECOND, .src = s, .index = e,
+                      .table = table_for(ctx, serial)};
+    if (iref.table == NULL)
+        return;
+    int slot = add_indom(t, pmInDom_build(ctx->domain, serial), &iref);
+    pmDesc hd = {
+        .pmid = pmID_build(ctx->domain, cluster, item),
+        .type = PM_TYPE_U32,
+        .indom = pmInDom_build(ctx->domain, serial),
+        .sem = PM_SEM_COUNTER,
+        .units = PMDA_PMUNITS(0, 0, 1, 0, 0, PM_COUNT_ONE),
+    };
+    metric_ref href = {.ctx = ctx, .kind = REF_SUBSECOND, .src = s, .index = e,
+                       .indom_slot = slot, .event_array = -1};
+    if (add_metric(t, &hd, &href) == 0)
+        insert_name(ctx, hd.pmid, prefix, me->name, "subsecond");
+    pmDesc ed = {
+        .pmid = pmID_build(ctx->domain, cluster, end_item),
+        .type = PM_TYPE_U32,
+        .indom = PM_INDOM_NULL,
+        .sem = PM_SEM_INSTANT,
+        .units = PMDA_PMUNITS(0, 1, 0, 0, PM_TIME_SEC, 0),
+    };
+    metric_ref eref = {.ctx = ctx, .kind = REF_SUBSECOND_END, .src = s, .index = e,
+                       .indom_slot = -1, .event_array = -1};
+    if (add_metric(t, &ed, &eref) == 0)
+        insert_name(ctx, ed.pmid, prefix, me->name, "subsecond_end");
+}
+
 /* An event metric: <event>.records (PM_TYPE_EVENT), one metric per field
  * so pmevent can name and describe the parameters, and <event>.stacks. */
 static void add_event(pmda_ctx *ctx, tables *t, source *s, int cluster, size_t e, bool report)
@@ -281,6 +325,8 @@ static void add_event(pmda_ctx *ctx, tables *t, source *s, int cluster, size_t e
                        .event_array = -1};
     if (add_metric(t, &sd, &sref) == 0)
         insert_name(ctx, sd.pmid, prefix, me->name, "stacks");
+    if (me->subsecond_metric)
+        add_subsecond(ctx, t, s, cluster, e);
 }
 
 /* Who owns a prefix, for the PMID cluster bounds: NULL for a trusted
@@ -511,7 +557,10 @@ int namespace_text(int ident, int type, char **buffer, pmdaExt *pmda)
                 d = ir->src->meta->arrays[ir->index].description;
                 break;
             case INDOM_STACKS:
-                d = "Distinct stacks, frames root first joined by ','";
+                d = "The heaviest distinct stacks, frames root first joined by ',', and [other]";
+                break;
+            case INDOM_SUBSECOND:
+                d = "Offsets within the second in 20 ms buckets, named LO-HI in milliseconds";
                 break;
             case INDOM_RUNS:
                 d = "Runs requested through staprelay.control.run, by name";
@@ -544,10 +593,29 @@ int namespace_text(int ident, int type, char **buffer, pmdaExt *pmda)
         d = m->events[ref->index].description;
         break;
     case REF_STACKS:
-        d = "Samples per distinct stack (grafana-pcp flame graph shape)\n"
-            "One instance per stack: frames root first, joined by ','; a '%', ','\n"
-            "or blank inside a frame is written %25, %2C, %20.  Stacks unseen for\n"
-            "stack_expiry seconds are dropped; at most max_stacks are kept.";
+        d = "Samples per stack, the heaviest max_stacks stacks and [other]\n"
+            "grafana-pcp's flame graph shape.  One instance per stack: frames root\n"
+            "first, joined by ','; inside a frame a ',' is written ';', a space a tab\n"
+            "(%20 at either end), and '%', control bytes and bytes over 0x7e %XX.\n"
+            "The instance [other] counts the samples of every stack not kept.  The\n"
+            "instances change only every stacks_refresh seconds (sooner just after\n"
+            "start), and only for a material gain: then the heaviest stacks by\n"
+            "recent samples are kept, a stack that drops out stays without counting\n"
+            "until the next change, and a new instance starts with the samples it\n"
+            "had since the previous refresh.";
+        break;
+    case REF_SUBSECOND:
+        d = "Samples by their offset within the second (FlameScope's heat map)\n"
+            "Instances are 20 ms buckets LO-HI (milliseconds).  A second's samples are\n"
+            "counted once it is closed (subsecond_delay after it ends), so that the\n"
+            "increments between two values are the samples of the seconds from one\n"
+            "value of subsecond_end to the next: log both every second and each\n"
+            "column of `staprelay heatmap` is one second.";
+        break;
+    case REF_SUBSECOND_END:
+        d = "Seconds since the epoch before which .subsecond counts every sample\n"
+            "The closed second: samples of earlier seconds that arrive later still\n"
+            "count (in a later column; see staprelay.control.events.subsecond_late).";
         break;
     case REF_FIELD: {
         const meta_field *mf = &m->events[ref->index].fields[ref->field];

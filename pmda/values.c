@@ -93,12 +93,34 @@ static void sync_stacks_indom(pmdaIndom *idp, indom_ref *ir)
     ir->synced = true;
 }
 
+/* The subsecond buckets never change: 0-19, 20-39, ... 980-999 (ms), ids
+ * 0 .. SUBSECOND_BUCKETS-1 in bucket order. */
+static void sync_subsecond_indom(pmdaIndom *idp, indom_ref *ir)
+{
+    if (ir->synced)
+        return;
+    char text[SUBSECOND_BUCKETS][16];
+    const char *names[SUBSECOND_BUCKETS];
+    bool isnum[SUBSECOND_BUCKETS];
+    int64_t nums[SUBSECOND_BUCKETS];
+    const int width = 1000 / SUBSECOND_BUCKETS;
+    for (int k = 0; k < SUBSECOND_BUCKETS; k++) {
+        snprintf(text[k], sizeof(text[k]), "%d-%d", k * width, (k + 1) * width - 1);
+        names[k] = text[k];
+        isnum[k] = true;
+        nums[k] = k;
+    }
+    if (inst_table_fill(ir->table, idp, names, isnum, nums, SUBSECOND_BUCKETS) == 0)
+        ir->synced = true;
+}
+
 static void sync_array_indom(pmdaIndom *idp, indom_ref *ir)
 {
     const source *s = ir->src;
     if (ir->synced && ir->generation == s->generation)
         return;
     const array_snapshot *as = s->snap != NULL ? &s->snap->arrays[ir->index] : NULL;
+    bool histogram = s->meta->arrays[ir->index].histogram;
     size_t n = as != NULL ? as->ninsts : 0;
     const char **names = calloc(n ? n : 1, sizeof(char *));
     bool *isnum = calloc(n ? n : 1, sizeof(bool));
@@ -106,8 +128,10 @@ static void sync_array_indom(pmdaIndom *idp, indom_ref *ir)
     if (names != NULL && isnum != NULL && nums != NULL) {
         for (size_t k = 0; k < n; k++) {
             names[k] = as->insts[k].name;
-            isnum[k] = as->insts[k].is_number;
-            nums[k] = as->insts[k].number;
+            /* buckets get ids in bucket order (pmval lists by id) */
+            isnum[k] = histogram || as->insts[k].is_number;
+            nums[k] = histogram ? inst_bucket_id(as->insts[k].lo, as->insts[k].lo_open)
+                                : as->insts[k].number;
         }
         inst_table_fill(ir->table, idp, names, isnum, nums, n);
         ir->generation = s->generation;
@@ -140,7 +164,23 @@ void values_sync_indoms(pmda_ctx *ctx)
         case INDOM_RUNS:
             sync_runs_indom(ctx, &ctx->indoms[i], ir);
             break;
+        case INDOM_SUBSECOND:
+            sync_subsecond_indom(&ctx->indoms[i], ir);
+            break;
         }
+    }
+}
+
+/* Close the seconds that are over in every subsecond histogram, once per
+ * fetch, so that a fetch's .subsecond and .subsecond_end agree. */
+static void close_subseconds(pmda_ctx *ctx)
+{
+    double now = ev_time();
+    for (size_t i = 0; i < ctx->nstreams; i++) {
+        const stream_ref *sr = &ctx->streams[i];
+        event_stream *es = sr->src->streams != NULL ? sr->src->streams[sr->event] : NULL;
+        if (es != NULL && es->subsec != NULL)
+            subsecond_close(es->subsec, now);
     }
 }
 
@@ -148,6 +188,7 @@ void values_prepare_fetch(pmda_ctx *ctx, pmdaExt *pmda)
 {
     /* normally a no-op: the loop syncs when data changes (relay hook) */
     values_sync_indoms(ctx);
+    close_subseconds(ctx);
     if (ctx->names_changed) {
         pmdaExtSetFlags(pmda, PMDA_EXT_NAMES_CHANGE);
         ctx->names_changed = false;
@@ -371,6 +412,25 @@ static int stacks_value(const metric_ref *ref, long pos, pmAtomValue *atom)
     return PMDA_FETCH_STATIC;
 }
 
+static int subsecond_value(const metric_ref *ref, long pos, pmAtomValue *atom)
+{
+    const source *s = ref->src;
+    const event_stream *es = s->streams != NULL ? s->streams[ref->index] : NULL;
+    const subsecond *h = es != NULL ? es->subsec : NULL;
+    if (h == NULL)
+        return PMDA_FETCH_NOVALUES;
+    if (ref->kind == REF_SUBSECOND_END) {
+        if (h->closed == SUBSECOND_NONE)
+            return PMDA_FETCH_NOVALUES;
+        atom->ul = (uint32_t)h->closed;
+        return PMDA_FETCH_STATIC;
+    }
+    if (pos < 0 || pos >= SUBSECOND_BUCKETS)
+        return PM_ERR_INST;
+    atom->ul = (uint32_t)h->counts[pos];   /* a 32-bit counter wraps */
+    return PMDA_FETCH_STATIC;
+}
+
 const value *values_source_column(const pmdaMetric *mdesc, size_t *n)
 {
     const metric_ref *ref = mdesc->m_user;
@@ -390,6 +450,9 @@ int values_fetch_at(const pmdaMetric *mdesc, long pos, pmAtomValue *atom)
         return event_value(ref, atom);
     case REF_STACKS:
         return stacks_value(ref, pos, atom);
+    case REF_SUBSECOND:
+    case REF_SUBSECOND_END:
+        return subsecond_value(ref, pos, atom);
     case REF_FIELD:
         break;
     }
@@ -500,6 +563,13 @@ int values_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
     int slot;
     if (type == PM_LABEL_INDOM) {
         const indom_ref *ir = indom_for(ctx, (pmInDom)ident, &slot);
+        /* indom labels survive where item labels do not: pmseries and
+         * pmproxy (PCP 6.0.3) drop the item labels of metrics with an
+         * instance domain (performancecopilot/pcp#2418) */
+        if (ir != NULL && ir->kind == INDOM_STACKS)
+            pmdaAddLabels(lp, "{\"metrictype\":\"stacks\"}");
+        if (ir != NULL && ir->kind == INDOM_SUBSECOND)
+            pmdaAddLabels(lp, "{\"statistic\":\"histogram\",\"bound_units\":\"millisec\"}");
         if (is_histogram(ir)) {
             pmdaAddLabels(lp, "{\"statistic\":\"histogram\"}");
             /* escaped by jansson: units are free text from metadata */
@@ -517,6 +587,8 @@ int values_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
         const metric_ref *ref = m != NULL ? m->m_user : NULL;
         if (ref != NULL && ref->kind == REF_STACKS)
             pmdaAddLabels(lp, "{\"metrictype\":\"stacks\"}");
+        else if (ref != NULL && ref->kind == REF_SUBSECOND)
+            pmdaAddLabels(lp, "{\"metrictype\":\"histogram\"}");
         else if (ref != NULL && ref->indom_slot >= 0 &&
                  is_histogram(&ctx->indom_refs[ref->indom_slot]))
             pmdaAddLabels(lp, "{\"metrictype\":\"histogram\"}");
@@ -538,6 +610,12 @@ int values_instance_labels(pmInDom indom, unsigned int inst, pmLabelSet **lp)
     pmda_ctx *ctx = values_ctx;
     int slot;
     const indom_ref *ir = ctx != NULL ? indom_for(ctx, indom, &slot) : NULL;
+    if (ir != NULL && ir->kind == INDOM_SUBSECOND && inst < SUBSECOND_BUCKETS) {
+        unsigned int w = 1000 / SUBSECOND_BUCKETS, n = 0;
+        n += pmdaAddLabels(lp, "{\"lower_bound\":%u}", inst * w) >= 0;
+        n += pmdaAddLabels(lp, "{\"upper_bound\":%u}", (inst + 1) * w - 1) >= 0;
+        return (int)n;
+    }
     if (!is_histogram(ir) || ir->src->snap == NULL)
         return 0;
     long pos = inst_table_position(ir->table, &ctx->indoms[slot], inst);

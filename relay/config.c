@@ -23,10 +23,12 @@ relay_config *config_new_default(void)
     cfg->event_queue_size = 16u * 1024 * 1024;
     cfg->max_record_size = 1024 * 1024;
     cfg->event_fetch_size = 512 * 1024;
-    cfg->max_stacks = 10000;
+    cfg->max_stacks = 1000;
     cfg->pmid_clusters_per_root = 256;
     cfg->pmid_clusters_reserved = 1024;
     cfg->stack_expiry = 600;
+    cfg->stacks_refresh = 600;
+    cfg->subsecond_delay = -1;   /* poll_interval + 1 (config_subsecond_delay) */
     cfg->exec_user = strdup("nobody");
     cfg->exec_max_processes = 128;
     cfg->runs.max_duration = 300;
@@ -57,6 +59,11 @@ static void free_list(char **list, size_t n)
     for (size_t i = 0; i < n; i++)
         free(list[i]);
     free(list);
+}
+
+double config_subsecond_delay(const relay_config *cfg)
+{
+    return cfg->subsecond_delay >= 0 ? cfg->subsecond_delay : cfg->poll_interval + 1;
 }
 
 void config_free(relay_config *cfg)
@@ -294,6 +301,10 @@ static int apply_key(relay_config *cfg, const char *key, json_t *v,
         return parse_size(v, key, 1, 10000000, &cfg->max_stacks, err, errlen);
     if (strcmp(key, "stack_expiry") == 0)
         return parse_seconds(v, key, 1, 86400 * 365, &cfg->stack_expiry, err, errlen);
+    if (strcmp(key, "stacks_refresh") == 0)
+        return parse_seconds(v, key, 0.1, 86400, &cfg->stacks_refresh, err, errlen);
+    if (strcmp(key, "subsecond_delay") == 0)
+        return parse_seconds(v, key, 0, 3600, &cfg->subsecond_delay, err, errlen);
     if (strcmp(key, "exec_max_processes") == 0)
         return parse_size(v, key, 1, 1000000, &cfg->exec_max_processes, err, errlen);
     if (strcmp(key, "exec_isolation") == 0) {

@@ -51,8 +51,11 @@ typedef struct relay_config {
     size_t pmid_clusters_per_root;  /* PMID clusters the prefixes of one untrusted
                                      * root may hold (256) */
     size_t pmid_clusters_reserved;  /* clusters kept for trusted sources (1024) */
-    size_t max_stacks;           /* distinct stacks kept per stream (10000) */
+    size_t max_stacks;           /* stacks kept per stream in its .stacks counter (1000) */
     double stack_expiry;         /* seconds a stack stays without samples (600) */
+    double stacks_refresh;       /* seconds between changes of a .stacks domain (600) */
+    double subsecond_delay;      /* seconds before a .subsecond column closes
+                                  * (< 0: poll_interval + 1) */
     runs_config runs;
 } relay_config;
 
@@ -73,6 +76,8 @@ relay_config *config_parse(const char *text, size_t len, char *err, size_t errle
 relay_config *config_load(const char *path, char *err, size_t errlen,
                           char *warn, size_t warnlen);
 void config_free(relay_config *cfg);
+/* The subsecond_delay in effect (its default follows poll_interval). */
+double config_subsecond_delay(const relay_config *cfg);
 /* Append a directory to directory_list.  Returns 0 or -1 (no memory). */
 int config_add_directory(relay_config *cfg, const char *dir);
 

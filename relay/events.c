@@ -25,9 +25,16 @@ event_stream *event_stream_new(const meta_event *meta, const event_limits *lim)
     es->queue = evqueue_new(lim->queue_bytes);
     if (es->queue != NULL && meta->replay)
         evqueue_set_replay(es->queue, true);
-    if (meta->stack_field >= 0)
-        es->stacks = stackcount_new(lim->max_stacks, lim->stack_expiry);
-    if (es->queue == NULL || (meta->stack_field >= 0 && es->stacks == NULL)) {
+    if (meta->stack_field >= 0) {
+        stackcount_limits sl = {lim->max_stacks, 4 * lim->max_stacks, lim->stacks_refresh,
+                                lim->stack_expiry};
+        es->stacks = stackcount_new(&sl);
+        es->subsec = malloc(sizeof(*es->subsec));
+        if (es->subsec != NULL)
+            subsecond_init(es->subsec, lim->subsecond_delay);
+    }
+    if (es->queue == NULL ||
+        (meta->stack_field >= 0 && (es->stacks == NULL || es->subsec == NULL))) {
         event_stream_free(es);
         return NULL;
     }
@@ -40,6 +47,7 @@ void event_stream_free(event_stream *es)
         return;
     evqueue_free(es->queue);
     stackcount_free(es->stacks);
+    free(es->subsec);
     free(es);
 }
 
@@ -440,8 +448,10 @@ void event_stream_ingest(event_stream *es, json_t *doc, int64_t now_ns, const lo
             continue;
         }
         es->received++;
-        if (folded != NULL && es->stacks != NULL)
+        if (folded != NULL && es->stacks != NULL) {
             stackcount_add(es->stacks, folded, weight, (double)now_ns / 1e9);
+            subsecond_add(es->subsec, when, weight);
+        }
         free(folded);
     }
     free(b.buf);

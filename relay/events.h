@@ -18,6 +18,7 @@
 #include "relay/log.h"
 #include "relay/metadata.h"
 #include "relay/stackcount.h"
+#include "relay/subsecond.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -46,14 +47,17 @@ typedef struct event_limits {
     size_t queue_bytes;     /* per stream */
     size_t max_record;      /* largest record in PCP's encoding (capped at
                              * EVENT_WIRE_MAX_RECORD) */
-    size_t max_stacks;      /* distinct stacks kept per stream */
+    size_t max_stacks;      /* stacks kept per stream in its .stacks counter */
     double stack_expiry;    /* seconds */
+    double stacks_refresh;  /* seconds between changes of the .stacks rows */
+    double subsecond_delay; /* seconds before a .subsecond column closes */
 } event_limits;
 
 typedef struct event_stream {
     const meta_event *meta;  /* borrowed from the source's metadata */
     evqueue *queue;
     stackcount *stacks;      /* NULL without a stack field */
+    subsecond *subsec;       /* NULL without a stack field */
     bool have_seq;
     int64_t last_seq;
     int64_t first_when;      /* time of the record the current history began with */

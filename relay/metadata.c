@@ -458,6 +458,7 @@ static int parse_field(source_meta *m, const char *where, json_t *jf, size_t pos
         return -1;
     }
     if (strcmp(name, "records") == 0 || strcmp(name, "stacks") == 0 ||
+        strcmp(name, "subsecond") == 0 || strcmp(name, "subsecond_end") == 0 ||
         strmap_get(seen, name, NULL)) {
         problem(m, "%s: field name \"%s\" is reserved or repeated; skipped", where, name);
         return -1;
@@ -563,6 +564,10 @@ static void parse_event(source_meta *m, name_space *ns, json_t *jm, const char *
         e.stacks_metric = claim_leaf(ns, full, "stacks", why, sizeof(why)) == 0;
         if (!e.stacks_metric && !ns->last_over)
             problem(m, "%s: no stacks counter: %s", where, why);
+        e.subsecond_metric = claim_leaf(ns, full, "subsecond", why, sizeof(why)) == 0 &&
+                             claim_leaf(ns, full, "subsecond_end", why, sizeof(why)) == 0;
+        if (!e.subsecond_metric && !ns->last_over)
+            problem(m, "%s: no subsecond histogram: %s", where, why);
     }
     e.name = strdup(full);
     e.pointer = strdup(pointer);

@@ -61,6 +61,7 @@ typedef struct meta_event {
     int count_field;   /* integer or unsigned field named "count" (stack
                         * weight: a record with a count below 1 is rejected), or -1 */
     bool stacks_metric;/* a stack field and the <name>.stacks name is free */
+    bool subsecond_metric; /* and <name>.subsecond, .subsecond_end are free */
     bool replay;       /* a client's first read starts at the oldest record */
 } meta_event;
 

@@ -391,7 +391,8 @@ static void make_streams(source *s)
 {
     const relay_config *cfg = s->relay->cfg;
     event_limits lim = {cfg->event_queue_size, cfg->max_record_size, cfg->max_stacks,
-                        cfg->stack_expiry};
+                        cfg->stack_expiry, cfg->stacks_refresh,
+                        config_subsecond_delay(cfg)};
     if (s->meta == NULL || s->meta->nevents == 0)
         return;
     s->streams = calloc(s->meta->nevents, sizeof(event_stream *));
@@ -1004,13 +1005,14 @@ void source_refresh_data(source *s)
         for (size_t i = 0; i < s->meta->nevents; i++)
             if (s->streams[i] != NULL && s->streams[i]->stacks != NULL) {
                 uint64_t g = stackcount_generation(s->streams[i]->stacks);
-                stackcount_expire(s->streams[i]->stacks, now);
+                stackcount_tick(s->streams[i]->stacks, now);
+                subsecond_close(s->streams[i]->subsec, now);
                 if (stackcount_generation(s->streams[i]->stacks) != g)
                     s->relay->data_dirty = true;
             }
     }
     if (s->state == SRC_VANISHED)
-        return;   /* only its cold stacks still expire */
+        return;   /* its stacks counter still refreshes */
     if (s->meta->data_exec != NULL && !s->stap_module) {
         start_exec(s);
         return;

@@ -114,38 +114,3 @@ char *stack_fold(const char *text, size_t *nframes, char *err, size_t errlen)
     stackfold_free(&sf);
     return out;
 }
-
-/* ---- instance names -------------------------------------------------- */
-
-/* Bytes that would split the name (blanks: PCP's first-word rule; ',':
- * grafana-pcp's frame separator) or make the escape ambiguous ('%'). */
-static bool escaped(unsigned char c)
-{
-    return c == '%' || c == ',' || c <= 0x20 || c == 0x7f;
-}
-
-char *stack_instance_name(const char *folded)
-{
-    size_t n = 1;
-    for (const char *c = folded; *c; c++)
-        n += escaped((unsigned char)*c) ? 3 : 1;
-    char *out = malloc(n);
-    if (out == NULL)
-        return NULL;
-    static const char hex[] = "0123456789ABCDEF";
-    size_t k = 0;
-    for (const char *c = folded; *c; c++) {
-        unsigned char u = (unsigned char)*c;
-        if (u == ';') {
-            out[k++] = ',';
-        } else if (escaped(u)) {
-            out[k++] = '%';
-            out[k++] = hex[u >> 4];
-            out[k++] = hex[u & 15];
-        } else {
-            out[k++] = (char)u;
-        }
-    }
-    out[k] = '\0';
-    return out;
-}

@@ -24,11 +24,4 @@
  * the frame count. */
 char *stack_fold(const char *text, size_t *nframes, char *err, size_t errlen);
 
-/* The same stack as one instance name for grafana-pcp's flame graph:
- * frames root first joined by ','.  So the name is one word (PCP matches
- * instance names by their first word) and distinct stacks never share a
- * name, '%', ',' and every blank or control byte inside a frame are
- * percent-escaped ("%25", "%2C", "%20", ...): the mapping is injective. */
-char *stack_instance_name(const char *folded);
-
 #endif

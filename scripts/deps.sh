@@ -14,7 +14,8 @@ PKGS="${STAPRELAY_DEPS:-build-essential pkg-config libjansson-dev libev-dev \
 libpcp3-dev libpcp-pmda3-dev pcp check libxml2-utils python3-json-pointer \
 valgrind chromium systemtap linux-headers-amd64 python3-jsonschema python3-six \
 libfuse3-dev fuse3 clang libclang-rt-14-dev strace linux-perf curl \
-protobuf-c-compiler libprotobuf-c-dev zlib1g-dev libdw-dev golang-go graphviz}"
+protobuf-c-compiler libprotobuf-c-dev zlib1g-dev libdw-dev golang-go graphviz \
+libcurl4-openssl-dev redis-server iproute2}"
 
 missing=""
 half=""
@@ -60,6 +61,13 @@ for p in $PKGS; do
     dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' ||
         { echo "deps: $p did not install" >&2; exit 1; }
 done
+
+# redis-server's postinst starts a system redis on port 6379; qa and
+# bench/fleet run private ones, so one we just installed is stopped again.
+case " $missing " in
+    *" redis-server "*) [ ! -x /etc/init.d/redis-server ] ||
+        /etc/init.d/redis-server stop >/dev/null 2>&1 || true ;;
+esac
 
 # Start the system pmcd if nothing runs it.  Its pid file, not pgrep: a
 # private qa or demo pmcd is not the system's.

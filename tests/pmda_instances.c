@@ -37,6 +37,35 @@ START_TEST(instance_ids_stable_and_distinct)
 }
 END_TEST
 
+/* Histogram buckets get ids in bucket order: SystemTap's @hist_log
+ * layout (negative, zero, powers of two up to 2^62) and an open lower end
+ * sort as the buckets do, and never collide. */
+START_TEST(bucket_ids_sort_as_buckets)
+{
+    int64_t lows[200];
+    bool open[200] = {true};
+    size_t n = 1;
+    lows[0] = 0;
+    lows[n++] = INT64_MIN;
+    for (int k = 62; k >= 1; k--)
+        lows[n++] = -(((int64_t)1 << k) - 1);      /* ..., -3--2, -1--1 */
+    lows[n++] = 0;
+    for (int k = 0; k <= 62; k++)
+        lows[n++] = (int64_t)1 << k;
+    for (size_t i = 1; i < n; i++) {
+        int64_t a = inst_bucket_id(lows[i - 1], open[i - 1]), b = inst_bucket_id(lows[i], false);
+        ck_assert_msg(a < b, "bucket %zu: %lld !< %lld", i, (long long)a, (long long)b);
+        ck_assert_int_ge(a, 0);
+        ck_assert_int_le(b, INT32_MAX);
+    }
+    /* a linear layout below 2^23 maps exactly */
+    for (int64_t v = -5000; v < 1000000; v += 25)
+        ck_assert_int_eq(inst_bucket_id(v + 25, false) - inst_bucket_id(v, false), 25);
+    /* small bounds map exactly: 0-0, 1-1, 2-3 list as 0, 1, 2 after 2^30 */
+    ck_assert_int_eq(inst_bucket_id(2, false) - inst_bucket_id(0, false), 2);
+}
+END_TEST
+
 START_TEST(instance_departures_remembered_within_bounds)
 {
     inst_table *t = inst_table_new();
@@ -150,6 +179,7 @@ TEST_SUITE(pmda_instances)
     Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, instance_ids_stable_and_distinct);
+    tcase_add_test(tc, bucket_ids_sort_as_buckets);
     tcase_add_test(tc, instance_departures_remembered_within_bounds);
     tcase_add_test(tc, instance_names_forgotten_under_churn);
     suite_add_tcase(s, tc);

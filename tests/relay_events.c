@@ -84,7 +84,7 @@ static void ingest(event_stream *es, const char *doc)
 START_TEST(event_ingest_dedup_gaps_rejects)
 {
     source_meta *m = parse(event_meta);
-    event_limits lim = {1 << 20, 4096, 100, 600};
+    event_limits lim = {1 << 20, 4096, 100, 600, 600, 2};
     event_stream *es = event_stream_new(&m->events[0], &lim);
     uint64_t missed;
     seen_records r = {0};
@@ -115,13 +115,23 @@ START_TEST(event_ingest_dedup_gaps_rejects)
     ck_assert_int_eq(r.pid[0], 7);
     ck_assert_int_eq(r.when[0], 1764449999000000000LL);
     ck_assert_str_eq(r.stacks[2], "x;y");
-    /* stacks table: x;y weighted 5 + 1, the idle stack 1 */
-    ck_assert_uint_eq(stackcount_size(es->stacks), 2);
+    /* stacks counter, at its first refresh: x;y weighted 5 + 1, the idle
+     * stack 1, and [other] (last) with nothing */
+    ck_assert_uint_eq(stackcount_size(es->stacks), 1);
+    stackcount_tick(es->stacks, 1764450000.0);
+    ck_assert_uint_eq(stackcount_size(es->stacks), 3);
     const stackcount_row *e0 = stackcount_entry(es->stacks, 0), *e1 = stackcount_entry(es->stacks, 1);
     ck_assert_str_eq(e0->name, "default_idle_[k],native_safe_halt_[k]");
     ck_assert_uint_eq(e0->count, 1);
     ck_assert_str_eq(e1->name, "x,y");
     ck_assert_uint_eq(e1->count, 6);
+    ck_assert_str_eq(stackcount_entry(es->stacks, 2)->name, "[other]");
+    ck_assert_uint_eq(stackcount_entry(es->stacks, 2)->count, 0);
+    /* the subsecond histogram: the same samples by offset in their second
+     * (.000000, .000001: the first 20 ms bucket), once the second closes */
+    ck_assert_uint_eq(es->subsec->counts[0], 0);
+    subsecond_close(es->subsec, 1764450000.0 + 600);
+    ck_assert_uint_eq(es->subsec->counts[0], 7);
     event_stream_free(es);
     metadata_free(m);
 }
@@ -130,7 +140,7 @@ END_TEST
 START_TEST(event_restart_and_oversize)
 {
     source_meta *m = parse(event_meta);
-    event_limits lim = {1 << 20, 128, 100, 600};
+    event_limits lim = {1 << 20, 128, 100, 600, 600, 2};
     event_stream *es = event_stream_new(&m->events[0], &lim);
     ingest(es, "{\"samples\": [{\"seq\": 40, \"pid\": 1, \"ts\": 1764449999000000, \"stack\": \"a\"}]}");
     /* the same history read again, numbered from 1: duplicates */
@@ -207,7 +217,7 @@ START_TEST(event_wire_size_is_pcps)
 
     /* what ingest queues measures the same, comm and count included */
     source_meta *m = parse(event_meta);
-    event_limits lim = {1 << 20, 4096, 100, 600};
+    event_limits lim = {1 << 20, 4096, 100, 600, 600, 2};
     event_stream *es = event_stream_new(&m->events[0], &lim);
     uint64_t missed;
     unsigned char got[1024];
@@ -230,7 +240,7 @@ START_TEST(event_record_limit_in_pcp_bytes)
 {
     source_meta *m = parse(event_meta);
     /* stack "s...": 16 + (8 + 100) + (8 + 8) = 140 */
-    event_limits lim = {1 << 20, 140, 100, 600};
+    event_limits lim = {1 << 20, 140, 100, 600, 600, 2};
     event_stream *es = event_stream_new(&m->events[0], &lim);
     char doc[512], stack[128];
     memset(stack, 's', 100);
@@ -275,7 +285,7 @@ static int count_visit(void *arg, const void *data, size_t len, int64_t when)
 START_TEST(event_read_bounded_in_pcp_bytes)
 {
     source_meta *m = parse(event_meta);
-    event_limits lim = {(size_t)256 << 20, 4096, 100, 600};
+    event_limits lim = {(size_t)256 << 20, 4096, 100, 600, 600, 2};
     event_stream *es = event_stream_new(&m->events[0], &lim);
     uint64_t missed;
     counter c = {0, 0, &missed};
@@ -345,29 +355,6 @@ START_TEST(config_max_record_capped)
 }
 END_TEST
 
-START_TEST(stackcount_bounded_and_expiring)
-{
-    stackcount *t = stackcount_new(50, 10);
-    char name[32];
-    for (int i = 0; i < 200; i++) {
-        snprintf(name, sizeof(name), "main;f%d", i);
-        stackcount_add(t, name, 1, (double)i);
-    }
-    ck_assert_uint_le(stackcount_size(t), 50);
-    ck_assert_uint_ge(stackcount_evicted(t), 150);
-    /* the newest survive */
-    int found = 0;
-    for (size_t i = 0; i < stackcount_size(t); i++)
-        found |= strcmp(stackcount_entry(t, i)->name, "main,f199") == 0;
-    ck_assert(found);
-    uint64_t g = stackcount_generation(t);
-    stackcount_expire(t, 205);          /* only stacks seen after t=195 stay */
-    ck_assert_uint_le(stackcount_size(t), 5);
-    ck_assert_uint_gt(stackcount_generation(t), g);
-    stackcount_free(t);
-}
-END_TEST
-
 START_TEST(histogram_buckets_named_by_bounds)
 {
     source_meta *m = parse(event_meta);
@@ -404,7 +391,6 @@ TEST_SUITE(relay_events)
     tcase_add_test(tc, event_record_limit_in_pcp_bytes);
     tcase_add_test(tc, event_read_bounded_in_pcp_bytes);
     tcase_add_test(tc, config_max_record_capped);
-    tcase_add_test(tc, stackcount_bounded_and_expiring);
     tcase_add_test(tc, histogram_buckets_named_by_bounds);
     suite_add_tcase(s, tc);
     return s;

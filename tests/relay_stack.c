@@ -1,8 +1,8 @@
 /* Suite: the relay's stack_fold over the table of real frame shapes
  * (tests/frame_shapes.h, the grammar common/frames owns), then what is
  * the relay's own: one-line stacks, lines cut at MAXSTRINGLEN, folded
- * input, refusal of lines that are not frames with the reason, and
- * instance names that never merge two stacks. */
+ * input, refusal of lines that are not frames with the reason.  (The
+ * stacks counter's instance names: tests/common_stackname.c.) */
 #include "relay/stack.h"
 #include "tests/frame_shapes.h"
 #include "tests/testutil.h"
@@ -121,106 +121,6 @@ START_TEST(stack_reason_fits_events_buffer)
 }
 END_TEST
 
-/* ---- instance names ------------------------------------------------- */
-
-/* The inverse of stack_instance_name: ',' separates frames, %XX is a
- * byte.  Returns NULL when the name is not in the escaped form. */
-static char *decode(const char *name)
-{
-    char *out = malloc(strlen(name) + 1);
-    size_t k = 0;
-    for (const char *c = name; *c; c++) {
-        if (*c == ',') {
-            out[k++] = ';';
-        } else if (*c == '%') {
-            unsigned v;
-            if (sscanf(c + 1, "%2X", &v) != 1 || strlen(c) < 3) {
-                free(out);
-                return NULL;
-            }
-            out[k++] = (char)v;
-            c += 2;
-        } else {
-            out[k++] = *c;
-        }
-    }
-    out[k] = '\0';
-    return out;
-}
-
-START_TEST(stack_instance_name_escapes)
-{
-    static const char *const cases[][2] = {
-        {"java;a b;x,y;leaf_[k]", "java,a%20b,x%2Cy,leaf_[k]"},
-        {"main;do some work;f(a,b)", "main,do%20some%20work,f(a%2Cb)"},
-        {"100%;a_b", "100%25,a_b"},
-        {"std::vector<int, std::allocator<int> >::push_back",
-         "std::vector<int%2C%20std::allocator<int>%20>::push_back"},
-        {"a\tb", "a%09b"},
-    };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        char *name = stack_instance_name(cases[i][0]);
-        ck_assert_str_eq(name, cases[i][1]);
-        free(name);
-    }
-}
-END_TEST
-
-/* Stacks the old mapping (blank to '_', ',' to ':') merged, and the
- * frames grafana-pcp sees (split on ',' and newline): one word, the
- * stack's own frames, none empty. */
-START_TEST(stack_instance_names_distinct)
-{
-    static const char *const folded[] = {"a b", "a_b", "a,b", "a:b", "a;b", "a%20b", "a%2Cb",
-                                         "a\tb", "a%b", "a%25b", "main;x y", "main;x_y"};
-    size_t n = sizeof(folded) / sizeof(folded[0]);
-    char *names[sizeof(folded) / sizeof(folded[0])];
-    for (size_t i = 0; i < n; i++) {
-        names[i] = stack_instance_name(folded[i]);
-        ck_assert_ptr_null(strpbrk(names[i], " \t\n"));
-        for (size_t j = 0; j < i; j++)
-            ck_assert_msg(strcmp(names[i], names[j]) != 0, "\"%s\" and \"%s\" share \"%s\"",
-                          folded[i], folded[j], names[i]);
-        size_t frames = 1;
-        for (const char *c = names[i]; *c; c++)
-            frames += *c == ',';
-        ck_assert_uint_eq(frames, count_frames(folded[i]));
-    }
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-}
-END_TEST
-
-/* Every string of up to 4 bytes over the troublesome alphabet decodes
- * back to itself: the mapping is injective, so no two stacks merge. */
-START_TEST(stack_instance_name_round_trip)
-{
-    static const char alpha[] = "a _,;:%2C\t";
-    size_t A = sizeof(alpha) - 1, total = 0;
-    char s[5];
-    for (size_t len = 1; len <= 4; len++) {
-        size_t count = 1;
-        for (size_t i = 0; i < len; i++)
-            count *= A;
-        for (size_t v = 0; v < count; v++) {
-            size_t x = v;
-            for (size_t i = 0; i < len; i++, x /= A)
-                s[i] = alpha[x % A];
-            s[len] = '\0';
-            char *name = stack_instance_name(s);
-            ck_assert_ptr_null(strpbrk(name, " \t\n;"));
-            char *back = decode(name);
-            ck_assert_msg(back != NULL && strcmp(back, s) == 0, "\"%s\" -> \"%s\" -> \"%s\"", s,
-                          name, back ? back : "(bad)");
-            free(back);
-            free(name);
-            total++;
-        }
-    }
-    ck_assert_uint_gt(total, 10000);
-}
-END_TEST
-
 TEST_SUITE(relay_stack)
 {
     Suite *s = suite_create(test_suite_name);
@@ -229,10 +129,5 @@ TEST_SUITE(relay_stack)
     tcase_add_loop_test(tc, stack_shapes, 0, (int)(sizeof(rows) / sizeof(rows[0])));
     tcase_add_test(tc, stack_reason_fits_events_buffer);
     suite_add_tcase(s, tc);
-    TCase *names = tcase_create("instance names");
-    tcase_add_test(names, stack_instance_name_escapes);
-    tcase_add_test(names, stack_instance_names_distinct);
-    tcase_add_test(names, stack_instance_name_round_trip);
-    suite_add_tcase(s, names);
     return s;
 }

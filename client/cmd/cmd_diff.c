@@ -20,6 +20,9 @@ static const char diff_usage[] =
     "[-T END] | -a BEFORE -a AFTER [-S START] [-T END]} METRIC...\n"
     "       staprelay diff [options] -a ARCHIVE -S BEFORE_START [-T BEFORE_END] "
     "-S AFTER_START [-T AFTER_END] METRIC...\n"
+    "       staprelay diff [options] {--series BEFORE --series AFTER [-S START] "
+    "[-T END] | --series QUERY -S BEFORE_START [-T BEFORE_END] -S AFTER_START "
+    "[-T AFTER_END]} [--pmproxy URL]\n"
     "       staprelay diff [options] -h HOST[:PORT] [-t INTERVAL] "
     "-T BEFORE_LENGTH -T AFTER_LENGTH METRIC...\n"
     "       staprelay diff [options] {-h HOST[:PORT] [-t INTERVAL] | -a ARCHIVE} "
@@ -101,7 +104,7 @@ int cmd_diff(int argc, char **argv)
                 "usage: %s\n", diff_usage);
         return 2;
     }
-    int nsrc = o.pcp.nhosts + o.pcp.narchives;
+    int nsrc = o.pcp.nhosts + o.pcp.narchives + o.nseries;
     bool windows = o.nstarts == 2 || o.nfinishes == 2;
     bool live_windows = o.pcp.nhosts == 1 && nsrc == 1 && o.nfinishes == 2
                         && o.nstarts == 0 && o.nruns == 0;
@@ -122,7 +125,8 @@ int cmd_diff(int argc, char **argv)
                                   || o.nstarts == 1 || o.nfinishes == 1))
                 || nsrc > 2)) {
         fprintf(stderr, "staprelay diff: the two sides are two hosts (-h), "
-                "two archives (-a), two -S/-T windows of one archive, or two "
+                "two archives (-a), two --series queries, two -S/-T windows "
+                "of one archive or query, or two "
                 "successive -T windows of one host (-h HOST -T BEFORE -T "
                 "AFTER)\n"
                 "usage: %s\n", diff_usage);
@@ -161,6 +165,14 @@ int cmd_diff(int argc, char **argv)
         }
         side_name[0] = "the BEFORE window";
         side_name[1] = "the AFTER window";
+    } else if (o.nseries == 2) {
+        for (int side = 0; side < 2 && rc == 0; side++) {
+            pcp_options po = o.pcp;
+            po.series = o.series[side];
+            rc = inout_read_pcp(&o, &po, side, tab);
+        }
+        side_name[0] = o.series[0];
+        side_name[1] = o.series[1];
     } else if (nsrc == 2) {
         pcp_options po = o.pcp;
         po.col_per_source = true;     /* both sides collected together */

@@ -18,7 +18,9 @@ static const char flame_usage[] =
     "[--hash] [--reverse] [--inverted] [--flamechart] [--sort name|weight] "
     "[--format svg|speedscope|pprof] [--sample-times] [-o FILE] [FILE...]\n"
     "       staprelay flame [SVG options] {-h HOST[:PORT]... [-t INTERVAL] "
-    "[-T END] | -a ARCHIVE... [-S START] [-T END]} [--by-host] METRIC...\n"
+    "[-T END] | -a ARCHIVE|FARM... [-S START] [-T END]} [--by-host] METRIC...\n"
+    "       staprelay flame [SVG options] --series QUERY [--pmproxy URL] "
+    "[-S START] [-T END] [--by-host]\n"
     "       staprelay flame [SVG options] {-h HOST[:PORT] [-t INTERVAL] | "
     "-a ARCHIVE} --run NAME [-o FILE | --output-dir DIR [--name LABEL]] "
     "[METRIC]";

@@ -15,8 +15,10 @@ static const char fold_usage[] =
     "[--sample-times] [--sample-index I] [-o FILE] [FILE...]\n"
     "       staprelay fold -h HOST[:PORT]... [-t INTERVAL] [-T END] "
     "[--by-host] [--pid] [--tid] [-o FILE] METRIC...\n"
-    "       staprelay fold -a ARCHIVE... [-S START] [-T END] [--by-host] "
-    "[-o FILE] METRIC...";
+    "       staprelay fold -a ARCHIVE|FARM... [-S START] [-T END] [--by-host] "
+    "[-o FILE] METRIC...\n"
+    "       staprelay fold --series QUERY [--pmproxy URL] [-S START] [-T END] "
+    "[--by-host] [-o FILE]";
 
 static const char *const fold_formats[] = { "folded", "speedscope", "pprof", NULL };
 

@@ -18,12 +18,18 @@
 #include "client/stack/heatmap.h"
 #include "client/stack/stacksink.h"
 
+/* rows of pmdastaprelay's <event>.subsecond (relay/subsecond.h) */
+#define SUBSECOND_ROWS 50
+
 static const char heatmap_usage[] =
     "staprelay heatmap [--rows N] [--enhance] [--keep-idle] "
     "[--format html|svg|json] [--title T] [input options] [-o FILE] "
     "[PERF-SCRIPT-FILE...]\n"
     "       staprelay heatmap [heatmap options] {-h HOST[:PORT]... "
-    "[-t INTERVAL] [-T END] | -a ARCHIVE... [-S START] [-T END]} METRIC...\n"
+    "[-t INTERVAL] [-T END] | -a ARCHIVE|FARM... [-S START] [-T END]} "
+    "METRIC...\n"
+    "       staprelay heatmap [heatmap options] --series QUERY [--pmproxy URL] "
+    "[-S START] [-T END]\n"
     "       staprelay heatmap [heatmap options] {-h HOST[:PORT] [-t INTERVAL] "
     "| -a ARCHIVE} --run NAME [-o FILE | --output-dir DIR [--name LABEL]] "
     "[METRIC]";
@@ -225,11 +231,24 @@ int cmd_heatmap(int argc, char **argv)
     o.pcp.run_info = o.pcp.run ? &run : NULL;
     heatmap *h = heatmap_new(o.keep_idle);
     collect_ctx ctx = { h, NULL };
+    o.pcp.counter = PCP_COUNTER_SUBSECOND;   /* no records: the histogram */
     if (pcp_options_active(&o.pcp)) {
         cmd_opts po = o;
         po.in.on_sample = observe;
         po.in.on_sample_arg = &ctx;
         rc = inout_read_pcp(&po, &o.pcp, 0, h->tab);
+    }
+    /* the histogram's 20 ms buckets fill whole rows only when the rows are
+     * 20 ms or a multiple */
+    bool histogram = stacktab_find(h->tab, PCP_SUBSECOND_STACK,
+                                   strlen(PCP_SUBSECOND_STACK)) != NULL;
+    if (histogram)
+        h->out_of_order = 0;    /* cells, not samples: no order to keep */
+    if (rc == 0 && histogram && SUBSECOND_ROWS % o.rows != 0) {
+        fprintf(stderr, "staprelay heatmap: the subsecond histogram has %d "
+                "rows of 20 ms: --rows must divide %d\n", SUBSECOND_ROWS,
+                SUBSECOND_ROWS);
+        rc = 2;
     }
     if (rc == 0 && (o.nfiles > 0 || !pcp_options_active(&o.pcp))) {
         if (o.nfiles == 0)

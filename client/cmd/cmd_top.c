@@ -9,7 +9,9 @@ static const char top_usage[] =
     "staprelay top [input options] [-n|--limit N] [--by self|total] "
     "[--format table|json] [--countname N] [-o FILE] [FILE...]\n"
     "       staprelay top [options] {-h HOST[:PORT]... [-t INTERVAL] "
-    "[-T END] | -a ARCHIVE... [-S START] [-T END]} METRIC...";
+    "[-T END] | -a ARCHIVE|FARM... [-S START] [-T END]} [--by-host] METRIC...\n"
+    "       staprelay top [options] --series QUERY [--pmproxy URL] [-S START] "
+    "[-T END] [--by-host]";
 
 static const char *const top_formats[] = { "table", "json", NULL };
 

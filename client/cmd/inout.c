@@ -48,9 +48,24 @@ int inout_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
     if (st.ignored)
         fprintf(stderr, "staprelay %s: ignored %" PRIu64 " records without "
                 "a usable stack\n", o->command, st.ignored);
-    if (st.records == 0)
+    if (st.merged)
+        fprintf(stderr, "staprelay %s: %" PRIu64 " samples of the subsecond "
+                "histogram came from values logged more than a second apart "
+                "(or late): each such lot is drawn in its last second (log "
+                ".subsecond and .subsecond_end every second)\n", o->command,
+                st.merged);
+    if (st.no_end)
+        fprintf(stderr, "staprelay %s: left out %" PRIu64 " samples of the "
+                "subsecond histogram logged without .subsecond_end\n",
+                o->command, st.no_end);
+    if (st.counter_sets > 0 && st.counter_sets < 2 && st.counted == 0)
+        fprintf(stderr, "staprelay %s: the counters have one value set: it "
+                "takes two to count what happened between them\n",
+                o->command);
+    else if (st.records == 0 && st.counter_sets == 0)
         fprintf(stderr, "staprelay %s: no event records%s\n", o->command,
-                po->nhosts ? " arrived" : " in the archive");
+                po->nhosts ? " arrived" : po->series ? " nor counters"
+                : " in the archive");
     else if (st.stacks == 0 && st.outside && st.run_window)
         fprintf(stderr, "staprelay %s: all %" PRIu64 " records are outside "
                 "run %s's time window\n", o->command, st.outside, po->run);
@@ -58,9 +73,10 @@ int inout_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
         fprintf(stderr, "staprelay %s: all %" PRIu64 " records are stamped "
                 "outside the collection window (before it started or "
                 "after its end)\n", o->command, st.outside);
-    else if (st.stacks == 0 && st.outside)
-        fprintf(stderr, "staprelay %s: all %" PRIu64 " records are outside "
-                "the -S/-T window\n", o->command, st.outside);
+    else if (st.stacks == 0 && st.counted == 0 && st.outside)
+        fprintf(stderr, "staprelay %s: all %" PRIu64 " %s outside "
+                "the -S/-T window\n", o->command, st.outside,
+                st.counter_sets ? "samples are" : "records are");
     else if (st.outside && st.live_window)
         fprintf(stderr, "staprelay %s: left out %" PRIu64 " records stamped "
                 "outside the collection window (queued before it started, "
@@ -217,7 +233,8 @@ int inout_empty_input(const cmd_opts *o)
                     o->command, o->pcp.run);
         else
             fprintf(stderr, "staprelay %s: no stack samples from %s\n",
-                    o->command, o->pcp.metrics[0]);
+                    o->command, o->pcp.series ? o->pcp.series
+                                              : o->pcp.metrics[0]);
         return 2;
     }
     fprintf(stderr, "staprelay %s: no stack samples found in the input "

@@ -23,7 +23,7 @@ enum {
     O_REVERSE, O_INVERTED, O_FLAMECHART, O_SORT, O_FORMAT, O_NOTES,
     O_NORMALIZE, O_STRIP_HEX, O_NEGATE, O_ELIDED, O_FOLDED, O_LIMIT, O_BY,
     O_HELP, O_OUTPUT, O_HOST, O_ARCHIVE, O_INTERVAL, O_START, O_FINISH,
-    O_METRIC, O_BY_HOST, O_RUN, O_OUTPUT_DIR, O_LABEL,
+    O_METRIC, O_BY_HOST, O_SERIES, O_PMPROXY, O_RUN, O_OUTPUT_DIR, O_LABEL,
     O_ROWS, O_ENHANCE, O_KEEP_IDLE,
     O_LIVE_DIR, O_WINDOW_MINUTES, O_FLAME_SECONDS, O_MAX_SAMPLES,
     O_HEATMAP_KIND,
@@ -152,6 +152,10 @@ static const opt_def options[] = {
       "NAME", "the event metric (the arguments are then files)" },
     { "by-host", no_argument, 0, O_BY_HOST, OPTS_PCP,
       "", "host name as the root frame" },
+    { "series", required_argument, 0, O_SERIES, OPTS_PCP,
+      "QUERY", "read the stacks counters pmseries QUERY matches, through pmproxy" },
+    { "pmproxy", required_argument, 0, O_PMPROXY, OPTS_PCP,
+      "URL", "pmproxy for --series (default $PCP_PMPROXY_URL, else http://localhost:44322)" },
     { "run", required_argument, 0, O_RUN, OPTS_FROM_RUN,
       "NAME", "the records of the PMDA's run NAME (staprelay.control.runs)" },
     { "output-dir", required_argument, 0, O_OUTPUT_DIR, OPTS_FROM_RUN,
@@ -393,6 +397,21 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
         o->metric_opt = true;
         break;
     case O_BY_HOST: o->pcp.by_host = true; break;
+    case O_SERIES:
+        if (o->nseries == 2 || (o->nseries == 1 && !two))
+            return cmd_opts_error(o, usage, "%s: %s", two
+                                  ? "--series given more than twice"
+                                  : "--series given twice", arg);
+        if (*arg == '\0')
+            return cmd_opts_error(o, usage, "--series needs a query (a metric "
+                                  "name, with {label filters} if any)");
+        o->series[o->nseries++] = arg;
+        break;
+    case O_PMPROXY:
+        if (*arg == '\0')
+            return cmd_opts_error(o, usage, "--pmproxy needs a URL");
+        o->pcp.pmproxy = arg;
+        break;
     case O_RUN:
         if (o->nruns == (two ? 2 : 1))
             return cmd_opts_error(o, usage, "%s: %s", two
@@ -634,7 +653,8 @@ static int finish_pcp(cmd_opts *o, const char *usage)
 {
     o->pcp.start = o->nstarts ? o->starts[0] : NULL;
     o->pcp.finish = o->nfinishes ? o->finishes[0] : NULL;
-    if (pcp_options_active(&o->pcp) && !o->metric_opt) {
+    o->pcp.series = o->nseries ? o->series[0] : NULL;
+    if (pcp_options_active(&o->pcp) && !o->metric_opt && o->nseries == 0) {
         /* the arguments name the event metrics */
         if (o->nfiles > PCP_MAX_METRICS)
             return cmd_opts_error(o, usage, "too many metrics: %s",

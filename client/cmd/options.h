@@ -23,7 +23,8 @@ enum {
     OPTS_DIFF     = 1 << 2,  /* --normalize --strip-hex --elided --folded */
     OPTS_TOP      = 1 << 3,  /* --limit --by */
     OPTS_TREE     = 1 << 4,  /* --reverse --sort */
-    OPTS_PCP      = 1 << 5,  /* -h -a -t -S -T --metric --by-host */
+    OPTS_PCP      = 1 << 5,  /* -h -a -t -S -T --metric --by-host
+                              * --series --pmproxy */
     OPTS_FROM_RUN = 1 << 6,  /* --run --output-dir --name: a run's records */
     OPTS_OUTPUT   = 1 << 7,  /* -o --format --sample-times */
     OPTS_HEATMAP  = 1 << 8,  /* --rows --enhance --keep-idle */
@@ -62,6 +63,8 @@ typedef struct cmd_opts {
     int           nstarts;
     const char   *finishes[2];
     int           nfinishes;
+    const char   *series[2];   /* --series QUERY (diff takes two) */
+    int           nseries;
     /* Runs (docs/runs.md): --run NAME (diff: twice, BEFORE and AFTER);
      * pcp.run is runs[0].  --output-dir DIR writes DIR/STEM-KIND, STEM
      * being --name LABEL, else the run name, else "A-vs-B" for diff. */

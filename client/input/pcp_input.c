@@ -12,10 +12,13 @@
 #include <time.h>
 #include <pcp/pmapi.h>
 
+#include "client/input/farm.h"
 #include "client/input/pcp_events.h"
+#include "client/input/pmseries.h"
 #include "client/stack/stacksink.h"
 #include "client/util/stopsig.h"
 #include "common/xalloc.h"
+#include "relay/strmap.h"
 
 typedef struct field_entry {
     pmID      pmid;
@@ -33,8 +36,17 @@ typedef struct source {
     char        *names[PCP_MAX_METRICS];
     field_entry *fields;               /* parameter PMID -> role cache */
     size_t       nfields, capfields;
+    /* counters (pcp_counters.h): NULL for an event metric */
+    pcp_counter *counter[PCP_MAX_METRICS];
+    pmID         end_pmid[PCP_MAX_METRICS];   /* .subsecond_end */
+    int          ctype[PCP_MAX_METRICS];      /* PM_TYPE_U64, _U32 ... */
+    pmInDom      cindom[PCP_MAX_METRICS];
+    strmap      *inst_names;       /* "INDOM/INST" -> index in names_seen */
+    char       **names_seen;
+    size_t       nnames_seen;
     bool         window;               /* archives: -S/-T on record times */
     int64_t      lo_ns, hi_ns;
+    int64_t      first_ns, last_ns;    /* archives: span of archive and records */
     uint64_t     fetch_errors;
 } source;
 
@@ -55,7 +67,8 @@ typedef struct reader {
 
 bool pcp_options_active(const pcp_options *po)
 {
-    return po != NULL && (po->nhosts > 0 || po->narchives > 0);
+    return po != NULL && (po->nhosts > 0 || po->narchives > 0
+                          || po->series != NULL);
 }
 
 static bool parse_interval(const char *s, struct timeval *tv, strbuf *err)
@@ -81,7 +94,24 @@ int pcp_options_check(const pcp_options *po, strbuf *err)
         sb_adds(err, "-h (live) and -a (archive) cannot be mixed");
         return -1;
     }
-    if (po->narchives == 0 && po->start != NULL) {
+    if (po->series != NULL && (po->nhosts > 0 || po->narchives > 0)) {
+        sb_adds(err, "--series reads pmseries through pmproxy: not with -h "
+                     "or -a");
+        return -1;
+    }
+    if (po->series != NULL && (po->run != NULL || po->interval != NULL)) {
+        sb_adds(err, po->run ? "--run follows a run on a host (-h) or in an "
+                               "archive (-a), not in pmseries"
+                             : "-t applies to live collection (-h) only");
+        return -1;
+    }
+    if (po->pmproxy != NULL && po->series == NULL) {
+        sb_adds(err, "--pmproxy names where --series QUERY is asked");
+        return -1;
+    }
+    if (po->series != NULL)
+        return 0;     /* the query names the metric */
+    if (po->narchives == 0 && po->series == NULL && po->start != NULL) {
         sb_adds(err, po->nhosts ? "-S needs an archive (-a); live collection "
                                   "starts now"
                                 : "-S needs an archive (-a)");
@@ -120,7 +150,7 @@ int pcp_options_check(const pcp_options *po, strbuf *err)
         }
     }
     if (po->by_host && !pcp_options_active(po)) {
-        sb_adds(err, "--by-host needs -h or -a");
+        sb_adds(err, "--by-host needs -h, -a or --series");
         return -1;
     }
     if (pcp_options_active(po) && po->nmetrics == 0 && po->run == NULL) {
@@ -160,6 +190,117 @@ static int lookup_event_metric(const char *name, pmID *pmid)
     return 0;
 }
 
+/* A counter's stack as a record's would be drawn: a counter names no
+ * process, so no process frame (--pid and --tid have nothing to show);
+ * --no-marks applies. */
+static bool counter_stack(reader *rd, const char *host, const pcp_sample *smp)
+{
+    perf_options po = rd->in->perf;
+    po.include_pid = po.include_tid = false;
+    po.no_comm = true;
+    return pcp_sample_stack(smp, host, &po, &rd->stack);
+}
+
+/* A sample a counter stands for: delivered like a record's stack. */
+static void on_counted(void *arg, const char *folded, size_t len,
+                       double weight, int64_t when_ns)
+{
+    reader *rd = arg;
+    const source *s = rd->cur;
+    pcp_sample smp = { .when_ns = when_ns, .stack = folded, .stack_len = len,
+                       .weight = weight };
+    if (!counter_stack(rd, rd->po->by_host ? s->host : NULL, &smp))
+        return;
+    if (rd->po->on_stack)
+        rd->po->on_stack(rd->po->hook_arg, rd->stack.buf, rd->stack.len,
+                         weight, when_ns);
+    else
+        stack_sink_add_at(&rd->sink, rd->stack.buf, rd->stack.len, weight,
+                          s->col, when_ns);
+}
+
+/* A counter of pmdastaprelay's (pcp_counters.h): an integer counter
+ * with an instance domain. */
+static int lookup_counter(const char *name, pmID *pmid, int *type,
+                          pmInDom *indom)
+{
+    pmID id;
+    int sts = pmLookupName(1, &name, &id);
+    if (sts < 0)
+        return sts;
+    if (id == PM_ID_NULL)
+        return PM_ERR_NAME;
+    pmDesc d;
+    if ((sts = pmLookupDesc(id, &d)) < 0)
+        return sts;
+    if ((d.type != PM_TYPE_U64 && d.type != PM_TYPE_U32
+         && d.type != PM_TYPE_64 && d.type != PM_TYPE_32)
+        || d.sem != PM_SEM_COUNTER || d.indom == PM_INDOM_NULL)
+        return PM_ERR_TYPE;
+    *pmid = id;
+    *type = d.type;
+    *indom = d.indom;
+    return 0;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Metric m of s is the counter name stands for (no event metric does). */
+static int resolve_counter(reader *rd, source *s, int m, const char *name,
+                           int event_sts, strbuf *err)
+{
+    pcp_counter_kind kind = ends_with(name, ".subsecond") ? PCP_COUNTER_SUBSECOND
+                            : ends_with(name, ".stacks") ? PCP_COUNTER_STACKS
+                            : rd->po->counter;
+    char cname[1024], ename[1040];
+    pcp_counter_name(name, kind, cname, sizeof cname);
+    pmID id, end = PM_ID_NULL;
+    int type;
+    pmInDom indom;
+    int sts = lookup_counter(cname, &id, &type, &indom);
+    if (sts == 0 && kind == PCP_COUNTER_SUBSECOND) {
+        const char *en = ename;
+        snprintf(ename, sizeof ename, "%s_end", cname);
+        if (pmLookupName(1, &en, &end) < 0 || end == PM_ID_NULL) {
+            sb_printf(err, "%s: %s has no %s to tell its seconds apart (log "
+                      "both)", s->spec, cname, ename);
+            return 1;
+        }
+    }
+    if (sts < 0) {
+        bool has_records = ends_with(name, ".records");
+        if (event_sts == PM_ERR_TYPE && sts == PM_ERR_TYPE)
+            sb_printf(err, "%s: %s is not an event metric nor a counter of "
+                      "pmdastaprelay's", s->spec, name);
+        else if (event_sts == PM_ERR_TYPE)
+            sb_printf(err, "%s: %s is not an event metric%s%s%s, and there "
+                      "is no %s", s->spec, name, has_records ? "" : " (nor is ",
+                      has_records ? "" : name, has_records ? "" : ".records)",
+                      cname);
+        else if (event_sts == PM_ERR_NAME && sts == PM_ERR_NAME)
+            sb_printf(err, "%s: %s: %s (nor %s%s%s)", s->spec, name,
+                      pmErrStr(sts), has_records ? "" : name,
+                      has_records ? "" : ".records, nor ", cname);
+        else
+            sb_printf(err, "%s: %s: no event records (%s) and no %s (%s)",
+                      s->spec, name, pmErrStr(event_sts), cname,
+                      pmErrStr(sts));
+        return 1;
+    }
+    s->pmids[m] = id;
+    s->names[m] = xstrdup(cname);
+    s->end_pmid[m] = end;
+    s->ctype[m] = type;
+    s->cindom[m] = indom;
+    s->counter[m] = pcp_counter_new(kind, type == PM_TYPE_U32 || type == PM_TYPE_32,
+                                    INT64_MIN, INT64_MAX, on_counted, rd);
+    return 0;
+}
+
 static int resolve_metrics(reader *rd, source *s, strbuf *err)
 {
     strbuf a = STRBUF_INIT, b = STRBUF_INIT;
@@ -178,6 +319,13 @@ static int resolve_metrics(reader *rd, source *s, strbuf *err)
             } else if (sts == PM_ERR_NAME || sts == PM_ERR_NONLEAF) {
                 sts = sts2;
             }
+        }
+        if (sts < 0 && (sts == PM_ERR_NAME || sts == PM_ERR_NONLEAF
+                        || sts == PM_ERR_TYPE) && rd->po->run == NULL) {
+            rc = resolve_counter(rd, s, s->npmids, name, sts, err);
+            if (rc == 0)
+                s->npmids++;
+            continue;
         }
         if (sts < 0) {
             if (sts == PM_ERR_TYPE)
@@ -220,9 +368,15 @@ static void close_source(source *s)
 {
     if (s->ctx >= 0)
         pmDestroyContext(s->ctx);
-    for (int i = 0; i < s->npmids; i++)
+    for (int i = 0; i < s->npmids; i++) {
         free(s->names[i]);
+        pcp_counter_free(s->counter[i]);
+    }
     free(s->fields);
+    for (size_t i = 0; i < s->nnames_seen; i++)
+        free(s->names_seen[i]);
+    free(s->names_seen);
+    strmap_free(s->inst_names);
 }
 
 /* ---- decoding -------------------------------------------------------- */
@@ -301,6 +455,66 @@ static void on_missed(void *arg, int64_t when_ns, uint64_t n)
     rd->st->missed += n;
 }
 
+/* The name of instance inst of a counter's domain (cached: the agent's
+ * ids are hashes of the names, so an id keeps its name). */
+static const char *counter_inst_name(source *s, pmInDom indom, int inst)
+{
+    char key[48];
+    snprintf(key, sizeof key, "%u/%d", (unsigned)indom, inst);
+    if (s->inst_names == NULL)
+        s->inst_names = strmap_new();
+    int64_t k;
+    if (s->inst_names != NULL && strmap_get(s->inst_names, key, &k))
+        return s->names_seen[k];
+    char *name = NULL;
+    int sts = s->live ? pmNameInDom(indom, inst, &name)
+                      : pmNameInDomArchive(indom, inst, &name);
+    if (sts < 0 || s->inst_names == NULL) {
+        free(name);
+        return NULL;
+    }
+    s->names_seen = xrealloc(s->names_seen,
+                             (s->nnames_seen + 1) * sizeof *s->names_seen);
+    s->names_seen[s->nnames_seen] = name;
+    strmap_put(s->inst_names, key, (int64_t)s->nnames_seen);
+    return s->names_seen[s->nnames_seen++];
+}
+
+static bool integer_value(const pmValueSet *vs, int j, int type, uint64_t *v)
+{
+    pmAtomValue a;
+    if (pmExtractValue(vs->valfmt, &vs->vlist[j], type, &a, PM_TYPE_U64) < 0)
+        return false;
+    *v = a.ull;
+    return true;
+}
+
+/* One value set of counter metric m. */
+static void process_counter(reader *rd, source *s, int m, const pmResult *r,
+                            const pmValueSet *vs)
+{
+    pcp_counter *c = s->counter[m];
+    if (rd->scan || vs->numval <= 0)
+        return;
+    pcp_counter_begin(c, (int64_t)r->timestamp.tv_sec * 1000000000
+                         + (int64_t)r->timestamp.tv_usec * 1000);
+    for (int j = 0; j < vs->numval; j++) {
+        const char *name = counter_inst_name(s, s->cindom[m], vs->vlist[j].inst);
+        uint64_t v;
+        if (name != NULL && integer_value(vs, j, s->ctype[m], &v))
+            pcp_counter_value(c, name, v);
+    }
+    for (int i = 0; s->end_pmid[m] != PM_ID_NULL && i < r->numpmid; i++) {
+        const pmValueSet *es = r->vset[i];
+        uint64_t end;
+        if (es->pmid == s->end_pmid[m] && es->numval > 0
+            && integer_value(es, 0, PM_TYPE_U32, &end))
+            pcp_counter_end_second(c, (int64_t)end);
+    }
+    rd->cur = s;
+    pcp_counter_end(c);
+}
+
 static void process_result(reader *rd, source *s, const pmResult *r)
 {
     pcp_event_cb cb = { on_sample, on_missed, rd };
@@ -311,6 +525,10 @@ static void process_result(reader *rd, source *s, const pmResult *r)
         for (m = 0; m < s->npmids; m++)
             if (vs->pmid == s->pmids[m])
                 break;
+        if (m < s->npmids && s->counter[m] != NULL) {
+            process_counter(rd, s, m, r, vs);
+            continue;
+        }
         if (m == s->npmids || vs->numval <= 0
             || vs->valfmt == PM_VAL_INSITU)
             continue;
@@ -936,9 +1154,12 @@ static int archive_pass(reader *rd, source *s, const struct timeval *from,
     }
 }
 
-static int replay_archive(reader *rd, source *s, strbuf *err)
+/* The span -S and -T are relative to: the archive's, widened to the
+ * records' own timestamps, which may precede the archive's start (records
+ * wait in the PMDA until pmlogger's next fetch) or be stamped by a
+ * producer's clock. */
+static int archive_span(reader *rd, source *s, strbuf *err)
 {
-    const pcp_options *po = rd->po;
     pmLogLabel label;
     struct timeval end;
     int sts;
@@ -948,40 +1169,149 @@ static int replay_archive(reader *rd, source *s, strbuf *err)
         sb_printf(err, "%s: %s", s->spec, pmErrStr(sts));
         return 1;
     }
+    s->first_ns = tv_ns(&label.ll_start);
+    s->last_ns = tv_ns(&end);
+    rd->scan = true;
+    rd->scan_lo = INT64_MAX;
+    rd->scan_hi = INT64_MIN;
+    int rc = archive_pass(rd, s, &label.ll_start, err);
+    rd->scan = false;
+    if (rd->scan_lo < s->first_ns)
+        s->first_ns = rd->scan_lo;
+    if (rd->scan_hi != INT64_MIN && rd->scan_hi > s->last_ns)
+        s->last_ns = rd->scan_hi;
+    return rc;
+}
+
+/* -S/-T against [first_ns, last_ns]: the window of every source given. */
+static int set_window(const pcp_options *po, source *srcs, int n,
+                      int64_t first_ns, int64_t last_ns, strbuf *err)
+{
+    struct timeval lo, hi, rs, re, ro;
+    ns_tv(first_ns, &lo);
+    ns_tv(last_ns, &hi);
+    char *msg = NULL;
+    if (pmParseTimeWindow(po->start, po->finish, NULL, NULL, &lo, &hi,
+                          &rs, &re, &ro, &msg) < 0) {
+        sb_printf(err, "%s: bad -S/-T window%s%s", n == 1 ? srcs[0].spec
+                  : "the archives", msg ? ": " : "", msg ? msg : "");
+        free(msg);
+        return 2;
+    }
+    free(msg);
+    for (int i = 0; i < n; i++) {
+        srcs[i].window = true;
+        srcs[i].lo_ns = po->start ? tv_ns(&rs) : INT64_MIN;
+        srcs[i].hi_ns = po->finish ? tv_ns(&re) : INT64_MAX;
+        for (int m = 0; m < srcs[i].npmids; m++)
+            if (srcs[i].counter[m] != NULL)
+                pcp_counter_window(srcs[i].counter[m], srcs[i].lo_ns,
+                                   srcs[i].hi_ns);
+    }
+    return 0;
+}
+
+/* Every archive, each record in order.  With -S/-T the window is read
+ * against all the archives' span (each its own for diff's two sides), so
+ * a farm's hosts share one window. */
+static int replay_archives(reader *rd, source *srcs, int n, strbuf *err)
+{
+    const pcp_options *po = rd->po;
+    int rc = 0;
     if (po->start || po->finish) {
-        /* The window is about record timestamps, which may precede the
-         * archive's start (records wait in the PMDA until pmlogger's next
-         * fetch) or be stamped by a producer's clock: the bounds that -S
-         * and -T are relative to cover both the archive and its records. */
-        struct timeval lo = label.ll_start, hi = end, rs, re, ro;
-        rd->scan = true;
-        rd->scan_lo = INT64_MAX;
-        rd->scan_hi = INT64_MIN;
-        int rc = archive_pass(rd, s, &label.ll_start, err);
-        rd->scan = false;
-        if (rc != 0)
-            return rc;
-        if (rd->scan_lo != INT64_MAX && rd->scan_lo < tv_ns(&lo))
-            ns_tv(rd->scan_lo, &lo);
-        if (rd->scan_hi != INT64_MIN && rd->scan_hi > tv_ns(&hi))
-            ns_tv(rd->scan_hi, &hi);
+        int64_t first = INT64_MAX, last = INT64_MIN;
+        for (int i = 0; i < n && rc == 0; i++) {
+            rc = archive_span(rd, &srcs[i], err);
+            if (srcs[i].first_ns < first)
+                first = srcs[i].first_ns;
+            if (srcs[i].last_ns > last)
+                last = srcs[i].last_ns;
+        }
+        for (int i = 0; rc == 0 && po->col_per_source && i < n; i++)
+            rc = set_window(po, &srcs[i], 1, srcs[i].first_ns,
+                            srcs[i].last_ns, err);
+        if (rc == 0 && !po->col_per_source)
+            rc = set_window(po, srcs, n, first, last, err);
+    }
+    for (int i = 0; i < n && rc == 0; i++) {
+        pmLogLabel label;
+        int sts;
+        if ((sts = pmUseContext(srcs[i].ctx)) < 0
+            || (sts = pmGetArchiveLabel(&label)) < 0) {
+            sb_printf(err, "%s: %s", srcs[i].spec, pmErrStr(sts));
+            return 1;
+        }
+        rc = archive_pass(rd, &srcs[i], &label.ll_start, err);
+    }
+    return rc;
+}
+
+/* ---- entry point ----------------------------------------------------- */
+
+/* Counter figures, summed over the sources. */
+static void counter_stats(const source *srcs, int n, pcp_stats *st)
+{
+    for (int i = 0; i < n; i++)
+        for (int m = 0; m < srcs[i].npmids; m++) {
+            if (srcs[i].counter[m] == NULL)
+                continue;
+            const pcp_counter_stats *cs = pcp_counter_stats_of(srcs[i].counter[m]);
+            st->counted += cs->samples;
+            st->counter_sets += cs->sets;
+            st->outside += cs->outside;
+            st->merged += cs->merged;
+            st->no_end += cs->no_end;
+        }
+}
+
+static void counted_from_series(void *arg, const char *host, const char *folded,
+                                size_t len, double weight, int64_t when_ns)
+{
+    reader *rd = arg;
+    pcp_sample smp = { .when_ns = when_ns, .stack = folded, .stack_len = len,
+                       .weight = weight };
+    if (!counter_stack(rd, rd->po->by_host ? host : NULL, &smp))
+        return;
+    stack_sink_add_at(&rd->sink, rd->stack.buf, rd->stack.len, weight, -1,
+                      when_ns);
+}
+
+/* --series: the window against (the epoch, now), then pmseries. */
+static int read_series(reader *rd, strbuf *err)
+{
+    const pcp_options *po = rd->po;
+    pmseries_query q = { .url = po->pmproxy, .query = po->series,
+                         .kind = po->counter, .lo_ns = INT64_MIN,
+                         .hi_ns = INT64_MAX };
+    if (q.url == NULL)
+        q.url = getenv("PCP_PMPROXY_URL");
+    if (q.url == NULL)
+        q.url = PMSERIES_DEFAULT_URL;
+    if (po->start || po->finish) {
+        struct timeval epoch = { 1, 0 }, now, rs, re, ro;
+        gettimeofday(&now, NULL);
         char *msg = NULL;
-        if (pmParseTimeWindow(po->start, po->finish, NULL, NULL, &lo, &hi,
+        if (pmParseTimeWindow(po->start, po->finish, NULL, NULL, &epoch, &now,
                               &rs, &re, &ro, &msg) < 0) {
-            sb_printf(err, "%s: bad -S/-T window%s%s", s->spec,
-                      msg ? ": " : "", msg ? msg : "");
+            sb_printf(err, "bad -S/-T window%s%s", msg ? ": " : "",
+                      msg ? msg : "");
             free(msg);
             return 2;
         }
         free(msg);
-        s->window = true;
-        s->lo_ns = po->start ? tv_ns(&rs) : INT64_MIN;
-        s->hi_ns = po->finish ? tv_ns(&re) : INT64_MAX;
+        q.lo_ns = po->start ? tv_ns(&rs) : INT64_MIN;
+        q.hi_ns = po->finish ? tv_ns(&re) : INT64_MAX;
     }
-    return archive_pass(rd, s, &label.ll_start, err);
+    pmseries_stats ps;
+    memset(&ps, 0, sizeof ps);
+    int rc = pmseries_read(&q, counted_from_series, rd, &ps, err);
+    rd->st->counted += ps.samples;
+    rd->st->counter_sets += ps.sets;
+    rd->st->outside += ps.outside;
+    rd->st->merged += ps.merged;
+    rd->st->no_end += ps.no_end;
+    return rc;
 }
-
-/* ---- entry point ----------------------------------------------------- */
 
 int pcp_input_read(const pcp_options *po, const input_options *in,
                    const char *cmd, stacktab *tab, pcp_stats *st,
@@ -990,12 +1320,6 @@ int pcp_input_read(const pcp_options *po, const input_options *in,
     if (pcp_options_check(po, err) < 0)
         return 2;
     bool live = po->nhosts > 0;
-    int n = live ? po->nhosts : po->narchives;
-    if (po->col_per_source && n > 2) {
-        sb_adds(err, "at most two sources, one per side");
-        return 2;
-    }
-    source *srcs = xcalloc((size_t)n, sizeof *srcs);
     pcp_options runpo = *po;    /* with --run, the metric is the run's */
     run_follow rf = { .name = po->run, .terminal_at = -1 };
     reader rd = { .po = &runpo, .in = in, .cmd = cmd, .st = st,
@@ -1003,12 +1327,36 @@ int pcp_input_read(const pcp_options *po, const input_options *in,
     stack_sink_init(&rd.sink, tab, in->col, in->strip_hex);
     stack_sink_observe(&rd.sink, in->on_sample, in->on_sample_arg);
     stack_sink_observe_detail(&rd.sink, in->on_detail, in->on_detail_arg);
-    int rc = 0;
+    if (po->series) {
+        int rc = read_series(&rd, err);
+        stack_sink_free(&rd.sink);
+        sb_free(&rd.stack);
+        return rc;
+    }
+    /* archives: a farm directory stands for one archive per host */
+    farm_list farm = { 0 };
+    if (!live && farm_expand(po->archives, po->narchives, &farm, err) != 0) {
+        stack_sink_free(&rd.sink);
+        return 1;
+    }
+    int n = live ? po->nhosts : (int)farm.n;
+    if (po->run && n > 1) {
+        sb_printf(err, "--run follows one run: %s holds %d hosts' archives",
+                  po->archives[0], n);
+        n = 0;
+    }
+    source *srcs = xcalloc(n > 0 ? (size_t)n : 1, sizeof *srcs);
+    int rc = n > 0 ? 0 : 2;
     for (int i = 0; i < n; i++) {
         srcs[i].ctx = -1;
-        srcs[i].col = po->col_per_source ? i : -1;
         srcs[i].live = live;
-        srcs[i].spec = live ? po->hosts[i] : po->archives[i];
+        srcs[i].spec = live ? po->hosts[i] : farm.specs[i];
+        int side = live ? i : farm.origin[i];
+        srcs[i].col = po->col_per_source ? side : -1;
+        if (po->col_per_source && side > 1) {
+            sb_adds(err, "at most two sources, one per side");
+            rc = 2;
+        }
     }
     for (int i = 0; i < n && rc == 0; i++)
         rc = open_source(&rd, &srcs[i], err);
@@ -1018,13 +1366,11 @@ int pcp_input_read(const pcp_options *po, const input_options *in,
             rc = run_start(&rd, &runpo, &srcs[0], &rf, err);
     }
     if (rc == 0) {
-        if (live) {
+        if (live)
             rc = collect_live(&rd, &runpo, srcs, n, po->run ? &rf : NULL,
                               err);
-        } else {
-            for (int i = 0; i < n && rc == 0; i++)
-                rc = replay_archive(&rd, &srcs[i], err);
-        }
+        else
+            rc = replay_archives(&rd, srcs, n, err);
     }
     if (rc == 0 && po->run)
         rc = run_finish(&rd, &srcs[0], &rf, err);
@@ -1032,10 +1378,12 @@ int pcp_input_read(const pcp_options *po, const input_options *in,
         *po->run_info = rf.cur;      /* handed over */
         memset(&rf.cur, 0, sizeof rf.cur);
     }
+    counter_stats(srcs, n, st);
     run_follow_free(&rf);
     for (int i = 0; i < n; i++)
         close_source(&srcs[i]);
     free(srcs);
+    farm_free(&farm);
     stack_sink_free(&rd.sink);
     sb_free(&rd.stack);
     return rc;

@@ -28,13 +28,30 @@
  * (pcp_run_window), until the state is done, failed or stopped and a
  * fetch at least half a second after that brought no record of the run.
  * Archive: the last recorded value of the run gives the event metric
- * and the window (-S/-T, when given, replace the window). */
+ * and the window (-S/-T, when given, replace the window).
+ *
+ * Counters (pcp_counters.h): when a name has no event metric (an archive
+ * of a farm logs the counters, not the records), "X" stands for
+ * pmdastaprelay's counter X.stacks (po->counter PCP_COUNTER_STACKS: flame,
+ * top, diff, fold) or X.subsecond (PCP_COUNTER_SUBSECOND: heatmap); naming
+ * X.stacks or X.subsecond picks the counter even where records exist.
+ *
+ * Farms: each -a may be an archive, a directory of one host's archives
+ * or a farm directory of one sub-directory per host (farm.h).  With
+ * several archives, -S/-T are read once against the span of all of them
+ * (diff's two sides each against its own), so every host gets the same
+ * window.
+ *
+ * pmseries (--series QUERY, pmseries.h): the counters of every host the
+ * query matches, through pmproxy's REST API; -S/-T are PCP times
+ * relative to now (-S -1hour) or absolute (@10:00). */
 #ifndef STAPRELAY_PCP_INPUT_H
 #define STAPRELAY_PCP_INPUT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include "client/input/input.h"
+#include "client/input/pcp_counters.h"
 #include "client/input/pcp_runs.h"
 #include "client/stack/stacktab.h"
 #include "common/strbuf.h"
@@ -53,6 +70,10 @@ typedef struct pcp_options {
     const char *start;      /* -S (archives only) */
     const char *finish;     /* -T */
     bool        by_host;    /* --by-host: host name as the root frame */
+    pcp_counter_kind counter;   /* what X falls back to without records */
+    const char *series;     /* --series QUERY (pmseries through pmproxy) */
+    const char *pmproxy;    /* --pmproxy URL; NULL: $PCP_PMPROXY_URL or
+                             * http://localhost:44322 */
     bool        col_per_source; /* source i fills stacktab column i (diff) */
     const char *run;        /* --run NAME: that run's records (one source;
                              * the metric defaults to its first event) */
@@ -76,6 +97,10 @@ typedef struct pcp_options {
 } pcp_options;
 
 typedef struct pcp_stats {
+    uint64_t counted;    /* samples the counters stand for */
+    uint64_t counter_sets;   /* counter value sets read */
+    uint64_t merged;     /* .subsecond samples of sets more than 1 s apart */
+    uint64_t no_end;     /* .subsecond samples without .subsecond_end */
     uint64_t records;    /* event records seen (MISSED ones excluded) */
     uint64_t stacks;     /* samples delivered to the stack table */
     uint64_t missed;     /* records the PMDA reported lost */
@@ -87,7 +112,7 @@ typedef struct pcp_stats {
     bool     interrupted;
 } pcp_stats;
 
-/* True when -h or -a was given. */
+/* True when -h, -a or --series was given. */
 bool pcp_options_active(const pcp_options *po);
 
 /* Check the option combination and syntax that needs no PCP context

@@ -1,0 +1,92 @@
+/* Suite: client/input/counterdelta, the one rule that turns a counter's
+ * value sets into increments on every path (archives, a farm, live pmcds,
+ * pmseries): baseline, new instances from zero, restarts, 32-bit wraps. */
+#include <check.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "client/input/counterdelta.h"
+#include "tests/testutil.h"
+
+typedef struct got {
+    int n;
+    char name[16][64];
+    uint64_t inc[16];
+    int64_t prev[16], now[16];
+} got;
+
+static void record(void *arg, const char *name, uint64_t inc, int64_t prev,
+                   int64_t now)
+{
+    got *g = arg;
+    ck_assert_int_lt(g->n, 16);
+    snprintf(g->name[g->n], 64, "%s", name);
+    g->inc[g->n] = inc;
+    g->prev[g->n] = prev;
+    g->now[g->n] = now;
+    g->n++;
+}
+
+static void set(counterdelta *cd, int64_t t, got *g, int n, ...)
+{
+    va_list ap;
+    va_start(ap, n);
+    counterdelta_begin(cd, t);
+    for (int i = 0; i < n; i++) {
+        const char *name = va_arg(ap, const char *);
+        counterdelta_value(cd, name, va_arg(ap, uint64_t));
+    }
+    va_end(ap);
+    counterdelta_end(cd, record, g);
+}
+
+START_TEST(delta_rules)
+{
+    counterdelta *cd = counterdelta_new(false);
+    got g = { 0 };
+    set(cd, 1, &g, 2, "a", (uint64_t)10, "b", (uint64_t)5);   /* baseline */
+    ck_assert_int_eq(g.n, 0);
+    set(cd, 2, &g, 0);                                          /* no value: no set */
+    ck_assert_uint_eq(counterdelta_sets(cd), 1);
+    /* a grew 3; b unchanged (no report); c entered from zero */
+    set(cd, 3, &g, 3, "a", (uint64_t)13, "b", (uint64_t)5, "c", (uint64_t)4);
+    ck_assert_int_eq(g.n, 2);
+    ck_assert_str_eq(g.name[0], "a");
+    ck_assert_uint_eq(g.inc[0], 3);
+    ck_assert_int_eq(g.prev[0], 1);
+    ck_assert_int_eq(g.now[0], 3);
+    ck_assert_str_eq(g.name[1], "c");
+    ck_assert_uint_eq(g.inc[1], 4);
+    /* a went down: restarted, counts whole; b left; then b back from zero */
+    g.n = 0;
+    set(cd, 4, &g, 1, "a", (uint64_t)2);
+    set(cd, 5, &g, 2, "a", (uint64_t)2, "b", (uint64_t)7);
+    ck_assert_int_eq(g.n, 2);
+    ck_assert_uint_eq(g.inc[0], 2);
+    ck_assert_str_eq(g.name[1], "b");
+    ck_assert_uint_eq(g.inc[1], 7);
+    counterdelta_free(cd);
+
+    /* a 32-bit counter wraps; a small step down is a restart */
+    cd = counterdelta_new(true);
+    g.n = 0;
+    set(cd, 1, &g, 1, "x", (uint64_t)4294967290u);
+    set(cd, 2, &g, 1, "x", (uint64_t)6);
+    ck_assert_uint_eq(g.inc[0], 12);
+    set(cd, 3, &g, 1, "x", (uint64_t)3);
+    ck_assert_uint_eq(g.inc[1], 3);
+    counterdelta_free(cd);
+}
+END_TEST
+
+TEST_SUITE(client_counterdelta)
+{
+    Suite *s = suite_create(test_suite_name);
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, delta_rules);
+    suite_add_tcase(s, tc);
+    return s;
+}
