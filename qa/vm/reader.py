@@ -1,0 +1,79 @@
+#!/usr/bin/python3
+"""qa/vm/reader.py - read a SystemTap module's procfs JSON files the way a
+user's tool would, repeatedly, and keep every read.
+
+    reader.py MODDIR OUTDIR SECONDS [HZ]
+
+Every 1/HZ seconds (default 10 Hz; back to back when it falls behind)
+opens MODDIR/metadata.json and
+MODDIR/data.json in turn, reads each to the end in one open (a blocking
+open: the runtime lets one reader in at a time, so this waits while the
+PMDA reads) and writes the bytes to OUTDIR/NNNN/metadata.json and
+OUTDIR/NNNN/data.json.  Stops when SECONDS have passed and SECONDS*HZ reads were made (so
+the count does not depend on the machine's speed), or when the module
+goes away.
+The host checks the reads afterwards (schemas/validate.py, qa/vm/check.py).
+
+Prints one line: `reads: N` plus, on stderr, the achieved rate and any
+error (an open or read that failed while the module was there).
+"""
+import errno
+import os
+import sys
+import time
+
+
+def read_all(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        chunks = []
+        while True:
+            b = os.read(fd, 65536)
+            if not b:
+                return b''.join(chunks)
+            chunks.append(b)
+    finally:
+        os.close(fd)
+
+
+def main():
+    moddir, outdir, secs = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    hz = float(sys.argv[4]) if len(sys.argv) > 4 else 10.0
+    os.makedirs(outdir, exist_ok=True)
+    start = time.monotonic()
+    n = errors = 0
+    gone = False
+    want = int(secs * hz)
+    while (time.monotonic() - start < secs or n < want) and not gone:
+        tick = start + n / hz
+        delay = tick - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        docs = {}
+        for f in ('metadata.json', 'data.json'):
+            try:
+                docs[f] = read_all(os.path.join(moddir, f))
+            except OSError as e:
+                if e.errno == errno.ENOENT or not os.path.isdir(moddir):
+                    gone = True
+                else:
+                    errors += 1
+                    print('reader: %s: %s' % (f, e), file=sys.stderr)
+                break
+        if len(docs) == 2:
+            d = os.path.join(outdir, '%04d' % n)
+            os.makedirs(d, exist_ok=True)
+            for f, b in docs.items():
+                with open(os.path.join(d, f), 'wb') as fp:
+                    fp.write(b)
+            n += 1
+    took = time.monotonic() - start
+    print('reader: %d reads in %.1f s (%.1f/s), %d errors%s' %
+          (n, took, n / took if took else 0, errors, ', module gone' if gone else ''),
+          file=sys.stderr)
+    print('reads: %d' % n)
+    return 1 if errors else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
