@@ -5,10 +5,11 @@
  * from DIR/kbuild.sh, the script stap/check.sh uses too, so `run` builds
  * exactly as the checks do.
  *
- * kernel runtime:  stap [-r TREE] [-R RUNTIME] -m NAME -I DIR/tapset
- *                       -DMAXSKIPPED=100000 [-x PID | -c CMD]
- *                       [-G kernel_only=1|user_only=1] DIR/SCRIPT.stp [HZ]
- *   files in /proc/systemtap/NAME (the relay's default stap root).
+ * kernel runtime:  sh DIR/kmod.sh CACHE NAME DIR/SCRIPT.stp [-d BINARY] [-- HZ]
+ *                  (stap -p4, cached by content: stap/kmod.sh)
+ *                  staprun [-x PID | -c CMD] NAME.ko [kernel_only=1|user_only=1]
+ *   BINARY is --cmd's program or --pid's executable (its user frames get
+ *   names); files in /proc/systemtap/NAME (the relay's default stap root).
  *
  * BPF runtime (scripts in DIR/bpf/):
  *   stap --runtime=bpf [-r TREE] -p4 -m NAME DIR/bpf/SCRIPT.stp  (cached)
@@ -32,6 +33,7 @@
 #include <unistd.h>
 
 #include "client/strbuf.h"
+#include "client/xalloc.h"
 
 static void print_argv(const char *what, char *const argv[], const char *preload)
 {
@@ -268,80 +270,139 @@ static char *cache_made(const run_catalog *c)
 
 /* ---- kernel runtime ----------------------------------------------------- */
 
+/* The program whose user frames should be named: --cmd's first word
+ * (looked up in PATH) or --pid's executable.  malloc'd, or NULL. */
+static char *target_binary(const run_opts *o)
+{
+    if (o->cmd) {
+        size_t n = strcspn(o->cmd, " \t");
+        strbuf w = STRBUF_INIT;
+        sb_add(&w, o->cmd, n);
+        char *p = w.buf ? run_which(w.buf) : NULL;
+        sb_free(&w);
+        return p;
+    }
+    if (o->pid) {
+        strbuf exe = STRBUF_INIT;
+        sb_printf(&exe, "/proc/%ld/exe", o->pid);
+        char *p = realpath(exe.buf, NULL);
+        sb_free(&exe);
+        return p;
+    }
+    return NULL;
+}
+
+/* DIR/kmod.sh: the module, from the cache or built (stap -p4, a minute
+ * the first time), as a child we can interrupt.  Returns the .ko path
+ * (malloc'd), or NULL with *interrupted set when Ctrl-C stopped it. */
+static char *kmod_build(const run_catalog *c, const run_script *s, const run_opts *o,
+                        const char *name, const char *cache, bool *interrupted)
+{
+    *interrupted = false;
+    strbuf script = STRBUF_INIT, hz = STRBUF_INIT;
+    sb_printf(&script, "%s/kmod.sh", c->dir);
+    char *bin = target_binary(o);
+    const char *argv[16];
+    size_t k = 0;
+    argv[k++] = "sh";
+    argv[k++] = script.buf;
+    argv[k++] = cache;
+    argv[k++] = name;
+    argv[k++] = s->path;
+    if (bin) {
+        argv[k++] = "-d";
+        argv[k++] = bin;
+    }
+    if (o->hz) {
+        sb_printf(&hz, "%ld", o->hz);
+        argv[k++] = "--";
+        argv[k++] = hz.buf;
+    }
+    argv[k] = NULL;
+    char *ko = NULL;
+    int out = run_tmp_log("kmod");
+    run_spawn_opts so = {.in = -1, .out = out, .err = -1, .extra_fd = -1, .sigpipe_ignored = true};
+    pid_t p = out >= 0 ? run_spawn((char *const *)argv, &so) : -1;
+    if (p < 0) {
+        fprintf(stderr, "staprelay run: cannot run %s: %s\n", script.buf, strerror(errno));
+    } else {
+        bool stopped;
+        int st = supervise(p, 0, &stopped);
+        *interrupted = stopped;
+        if (!stopped && WIFEXITED(st) && WEXITSTATUS(st) == 0 && lseek(out, 0, SEEK_SET) == 0) {
+            char buf[4096];
+            ssize_t n = read(out, buf, sizeof buf - 1);
+            if (n > 0) {
+                buf[n] = '\0';
+                buf[strcspn(buf, "\n")] = '\0';
+                if (buf[0] == '/' && access(buf, R_OK) == 0)
+                    ko = xstrdup(buf);
+            }
+        }
+    }
+    if (out >= 0)
+        close(out);
+    free(bin);
+    sb_free(&script);
+    sb_free(&hz);
+    return ko;
+}
+
 int run_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o,
                     const char *name)
 {
     char *cache = cache_made(c);
-    kbuild kb = { 0 };
-    if (cache == NULL || kbuild_get(c, cache, &kb) != 0) {
-        fprintf(stderr, "staprelay run: no kernel build tree for stap: install the "
-                "headers of the running kernel (linux-headers-$(uname -r))\n");
-        free(cache);
+    if (cache == NULL)
+        return RUN_EXIT_FAILED;
+    /* the duration counts from the start: the build included */
+    double deadline = o->duration > 0 ? run_now() + o->duration : 0;
+    bool interrupted;
+    char *ko = kmod_build(c, s, o, name, cache, &interrupted);
+    free(cache);
+    if (ko == NULL) {
+        if (interrupted) {
+            fprintf(stderr, "staprelay run: interrupted while building\n");
+            return RUN_EXIT_OK;
+        }
+        fprintf(stderr, "staprelay run: no module for %s: building it failed (above); "
+                "stap needs the headers of the running kernel "
+                "(linux-headers-$(uname -r))\n", s->path);
         return RUN_EXIT_FAILED;
     }
-    strbuf tapset = STRBUF_INIT, pid = STRBUF_INIT, hz = STRBUF_INIT;
-    sb_printf(&tapset, "%s/tapset", c->dir);
-    const char *argv[32];
+    strbuf pid = STRBUF_INIT;
+    const char *argv[16];
     size_t k = 0;
-    argv[k++] = "stap";
-    if (kb.tree) {
-        argv[k++] = "-r";
-        argv[k++] = kb.tree;
-    }
-    /* the runtime fix check.sh uses for pass 4, when the headers need it */
-    if (kb.runtime) {
-        argv[k++] = "-R";
-        argv[k++] = kb.runtime;
-    }
-    argv[k++] = "-m";
-    argv[k++] = name;
-    argv[k++] = "-I";
-    argv[k++] = tapset.buf;
-    argv[k++] = "-DMAXSKIPPED=100000";
+    argv[k++] = "staprun";
     k = add_target(argv, k, o, &pid);
-    if (o->kernel_only) {
-        argv[k++] = "-G";
+    argv[k++] = ko;
+    if (o->kernel_only)
         argv[k++] = "kernel_only=1";
-    }
-    if (o->user_only) {
-        argv[k++] = "-G";
+    if (o->user_only)
         argv[k++] = "user_only=1";
-    }
-    argv[k++] = s->path;
-    if (o->hz) {
-        sb_printf(&hz, "%ld", o->hz);
-        argv[k++] = hz.buf;
-    }
     argv[k] = NULL;
     print_argv("running", (char *const *)argv, NULL);
     strbuf files = STRBUF_INIT;
-    sb_printf(&files, "/proc/systemtap/%s (the module loads after stap's passes 1-4)", name);
+    sb_printf(&files, "/proc/systemtap/%s", name);
     where(name, files.buf);
     sb_free(&files);
 
-    double deadline = 0;
+    int rc = RUN_EXIT_FAILED;
     run_spawn_opts so = {.in = -1, .out = -1, .err = -1, .extra_fd = -1, .sigpipe_ignored = true};
     pid_t p = run_spawn((char *const *)argv, &so);
-    int rc = RUN_EXIT_FAILED;
     if (p < 0) {
-        fprintf(stderr, "staprelay run: cannot start stap: %s\n", strerror(errno));
+        fprintf(stderr, "staprelay run: cannot start staprun: %s\n", strerror(errno));
     } else {
-        /* the duration counts from the start: stap's own passes included */
-        if (o->duration > 0)
-            deadline = run_now() + o->duration;
         bool stopped;
+        /* staprun unloads the module on SIGINT, as stap does */
         int st = supervise(p, deadline, &stopped);
         if (stopped || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
             rc = RUN_EXIT_OK;
         else
-            fprintf(stderr, "staprelay run: stap failed (exit %d)\n",
+            fprintf(stderr, "staprelay run: staprun failed (exit %d)\n",
                     WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
     }
-    sb_free(&tapset);
     sb_free(&pid);
-    sb_free(&hz);
-    free(kb.line);
-    free(cache);
+    free(ko);
     return rc;
 }
 

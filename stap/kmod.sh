@@ -97,12 +97,13 @@ rel=$(printf '%s' "$kb" | cut -f1)
 tree=$(printf '%s' "$kb" | cut -f2)
 rt=$(printf '%s' "$kb" | cut -f3)
 [ "$tree" = - ] && tree=$rel
+R=${STAPRELAY_KB_ROOT:-}     # tests: a fake / (see stap/kbuild.sh)
 case $tree in
     /*) bdir=$tree ;;
-    *) bdir=/lib/modules/$tree/build ;;
+    *) bdir=$R/lib/modules/$tree/build ;;
 esac
 smap=$bdir/System.map
-[ -f "$smap" ] || smap=/boot/System.map-$rel
+[ -f "$smap" ] || smap=$R/boot/System.map-$rel
 
 set -- -r "$tree"
 [ "$rt" = - ] || set -- "$@" -R "$rt"
