@@ -351,7 +351,13 @@ static void clear_dir(const char *dir)
 int perf_source_open(perf_source *src, const char *parent, const char *name, long hz,
                      char *err, size_t errlen)
 {
+    const char *meta_text = src->meta_text;
+    perf_source_data_fn data_fn = src->data_fn;
+    void *data_arg = src->data_arg;
     memset(src, 0, sizeof *src);
+    src->meta_text = meta_text;
+    src->data_fn = data_fn;
+    src->data_arg = data_arg;
     src->max_pending = 20000;
     src->hz = hz;
     src->name = strdup(name);
@@ -400,8 +406,8 @@ int perf_source_open(perf_source *src, const char *parent, const char *name, lon
     src->dirty = true;
     if (perf_source_flush(src, err, errlen) != 0)
         goto fail_rm;
-    char *meta = perf_source_metadata(name);
-    int rc = write_atomic(src->dir, "metadata.json", meta, strlen(meta), err, errlen);
+    char *meta = src->meta_text ? strdup(src->meta_text) : perf_source_metadata(name);
+    int rc = meta ? write_atomic(src->dir, "metadata.json", meta, strlen(meta), err, errlen) : -1;
     free(meta);
     if (rc != 0)
         goto fail_rm;
@@ -451,11 +457,23 @@ char *perf_source_data(const perf_source *src)
     return sb_steal(&sb);
 }
 
+void perf_source_add_json(perf_source *src, const char *record)
+{
+    src->dirty = true;
+    if (src->npending >= src->max_pending) {
+        src->dropped++;
+        return;
+    }
+    if (src->npending++)
+        sb_adds(&src->pending, ",\n");
+    sb_printf(&src->pending, "    %s", record);
+}
+
 int perf_source_flush(perf_source *src, char *err, size_t errlen)
 {
     if (!src->dirty)
         return 0;
-    char *text = perf_source_data(src);
+    char *text = src->data_fn ? src->data_fn(src, src->data_arg) : perf_source_data(src);
     int rc = write_atomic(src->dir, "data.json", text, strlen(text), err, errlen);
     free(text);
     if (rc != 0)

@@ -57,7 +57,10 @@ bool perf_sample_header(const char *s, size_t n, perf_sample *out);
  * line is not a frame. */
 bool perf_sample_frame(const char *s, size_t n, strbuf *out, bool *kernel);
 
-typedef struct perf_source {
+typedef struct perf_source perf_source;
+typedef char *(*perf_source_data_fn)(const perf_source *src, void *arg);
+
+struct perf_source {
     char    *dir;              /* PARENT/NAME */
     char    *name;
     long     hz;
@@ -65,7 +68,12 @@ typedef struct perf_source {
     size_t   npending, max_pending;
     strbuf   pending;          /* JSON records, comma-separated */
     bool     dirty;
-} perf_source;
+    /* Another script's layout (run_offcpu.c), set before perf_source_open:
+     * its metadata.json text, and what makes data.json from pending. */
+    const char *meta_text;
+    perf_source_data_fn data_fn;
+    void    *data_arg;
+};
 
 /* metadata.json text for prefix (malloc'd). */
 char *perf_source_metadata(const char *prefix);
@@ -78,6 +86,10 @@ int perf_source_open(perf_source *src, const char *parent, const char *name, lon
 /* Queue one sample (counts it as taken; beyond max_pending it is dropped
  * and counted in samples_dropped). */
 void perf_source_add(perf_source *src, const perf_sample *s);
+/* Queue a record rendered by the caller (JSON object text, with the
+ * "seq" it took from ++src->seq); dropped and counted beyond max_pending.
+ * Marks the source changed. */
+void perf_source_add_json(perf_source *src, const char *record);
 /* Replace data.json with the queued records (if anything changed). */
 int perf_source_flush(perf_source *src, char *err, size_t errlen);
 /* The data.json text the next flush would write (tests; malloc'd). */

@@ -358,8 +358,8 @@ static int scan(run_catalog *c, const char *dir, bool bpf)
                 s->opts |= keep;
         }
         free(text);
-        /* the perf backend reimplements profile.stp */
-        if (strcmp(name, "profile") == 0)
+        /* the perf backend reimplements profile.stp and offcpu.stp */
+        if (strcmp(name, "profile") == 0 || strcmp(name, "offcpu") == 0)
             s->backends |= RUN_BK_PERF;
     }
     closedir(d);
@@ -811,7 +811,7 @@ static const char *cannot(run_backend b, const run_script *s, const run_opts *o,
         return NULL;
     case RUN_BK_PERF:
         if (!(s->backends & RUN_BK_PERF))
-            return "perf can only stand in for profile";
+            return "perf can only stand in for profile and offcpu";
         if (!e->perf)
             return e->perf_why;
         if (!e->root && !o->pid && !o->cmd && e->perf_paranoid > 0) {
@@ -937,7 +937,7 @@ int cmd_list(int argc, char **argv)
         printf("%-8s %-52s %-18s %s\n", s->name, opts, bk, s->desc);
     }
     printf("\nbackends: stap = SystemTap kernel runtime, bpf = SystemTap BPF runtime "
-           "(stap/bpf/), perf = perf record -g (profile only); (no) = cannot run here:\n");
+           "(stap/bpf/), perf = perf record -g (profile, offcpu); (no) = cannot run here:\n");
     if (!e.modules)
         printf("  stap: %s\n", e.modules_why);
     else if (!e.stap)

@@ -166,6 +166,11 @@ START_TEST(catalog)
     run_catalog_free(&c);
     run_catalog c2;
     ck_assert_int_eq(run_catalog_load(&c2, "/nonexistent/stap"), -1);
+    /* the repository's offcpu: perf stands in for it (run_offcpu.c) */
+    run_catalog r;
+    ck_assert_int_eq(run_catalog_load(&r, "stap"), 0);
+    ck_assert_uint_eq(run_catalog_find(&r, "offcpu")->backends, RUN_BK_STAP | RUN_BK_PERF);
+    run_catalog_free(&r);
     tu_rmtree(d);
     free(d);
 }
