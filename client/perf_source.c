@@ -351,9 +351,13 @@ static void clear_dir(const char *dir)
 int perf_source_open(perf_source *src, const char *parent, const char *name, long hz,
                      char *err, size_t errlen)
 {
-    const char *meta_text = src->meta_text;
-    perf_source_data_fn data_fn = src->data_fn;
-    void *data_arg = src->data_arg;
+    return perf_source_open_as(src, parent, name, hz, NULL, NULL, NULL, err, errlen);
+}
+
+int perf_source_open_as(perf_source *src, const char *parent, const char *name, long hz,
+                        const char *meta_text, perf_source_data_fn data_fn, void *data_arg,
+                        char *err, size_t errlen)
+{
     memset(src, 0, sizeof *src);
     src->meta_text = meta_text;
     src->data_fn = data_fn;

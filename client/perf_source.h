@@ -68,8 +68,8 @@ struct perf_source {
     size_t   npending, max_pending;
     strbuf   pending;          /* JSON records, comma-separated */
     bool     dirty;
-    /* Another script's layout (run_offcpu.c), set before perf_source_open:
-     * its metadata.json text, and what makes data.json from pending. */
+    /* Another script's layout (run_offcpu.c, perf_source_open_as): its
+     * metadata.json text, and what makes data.json from pending. */
     const char *meta_text;
     perf_source_data_fn data_fn;
     void    *data_arg;
@@ -83,6 +83,12 @@ char *perf_source_metadata(const char *prefix);
  * error.  Returns 0 or -1 with err. */
 int perf_source_open(perf_source *src, const char *parent, const char *name, long hz,
                      char *err, size_t errlen);
+/* perf_source_open for another script's layout: META_TEXT is written as
+ * metadata.json, DATA_FN(src, DATA_ARG) makes data.json (from
+ * src->pending, the records queued with perf_source_add_json). */
+int perf_source_open_as(perf_source *src, const char *parent, const char *name, long hz,
+                        const char *meta_text, perf_source_data_fn data_fn, void *data_arg,
+                        char *err, size_t errlen);
 /* Queue one sample (counts it as taken; beyond max_pending it is dropped
  * and counted in samples_dropped). */
 void perf_source_add(perf_source *src, const perf_sample *s);

@@ -306,13 +306,11 @@ int run_perf_offcpu(const run_script *s, const run_opts *o, const char *name)
     }
     offcpu *oc = xmalloc(sizeof *oc);
     memset(oc, 0, sizeof *oc);
-    oc->src.meta_text = meta;
-    oc->src.data_fn = offcpu_data;
-    oc->src.data_arg = oc;
     oc->to_epoch = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
     char err[1024];
     int rc = RUN_EXIT_FAILED;
-    if (perf_source_open(&oc->src, parent.buf, name, 0, err, sizeof err) != 0) {
+    if (perf_source_open_as(&oc->src, parent.buf, name, 0, meta, offcpu_data, oc,
+                            err, sizeof err) != 0) {
         fprintf(stderr, "staprelay run: %s\n", err);
         sb_free(&parent);
         free(oc);

@@ -676,10 +676,15 @@ Suite *client_run_suite(void)
     tcase_add_test(tc, catalog);
     tcase_add_test(tc, module_probe);
     tcase_add_test(tc, choice);
-    tcase_add_test(tc, kernel_runtime_command);
     tcase_add_test(tc, sampler);
     tcase_add_test(tc, sample_header);
     tcase_add_test(tc, source_dir);
     suite_add_tcase(s, tc);
+    /* runs stap/kmod.sh and stap/kbuild.sh (shell, sha256sum, cp) five
+     * times: seconds on a busy machine */
+    TCase *km = tcase_create("kmod");
+    tcase_set_timeout(km, 120);
+    tcase_add_test(km, kernel_runtime_command);
+    suite_add_tcase(s, km);
     return s;
 }
