@@ -8,14 +8,15 @@ Every 1/HZ seconds (default 10 Hz; back to back when it falls behind)
 opens MODDIR/metadata.json and
 MODDIR/data.json in turn, reads each to the end in one open (a blocking
 open: the runtime lets one reader in at a time, so this waits while the
-PMDA reads) and writes the bytes to OUTDIR/NNNN/metadata.json and
-OUTDIR/NNNN/data.json.  Stops when SECONDS have passed and SECONDS*HZ reads were made (so
+PMDA reads) and keeps the bytes; at the end all of them go to
+OUTDIR/reads.bin (see write_reads; qa/vm/check.py unpacks it into
+NNNN/metadata.json and NNNN/data.json).  Stops when SECONDS have passed and SECONDS*HZ reads were made (so
 the count does not depend on the machine's speed), or when the module
 goes away.
 The host checks the reads afterwards (schemas/validate.py, qa/vm/check.py).
 
-Prints one line: `reads: N` plus, on stderr, the achieved rate and any
-error (an open or read that failed while the module was there).
+Prints `reads: N`, and a FAIL line when an open or read failed while the
+module was there (the errors and the achieved rate go to stderr).
 """
 import errno
 import os
@@ -36,6 +37,25 @@ def read_all(path):
         os.close(fd)
 
 
+def write_reads(path, kept):
+    """All reads in one file (the share to the host is slow with many
+    small files): per read "N metadata.json LEN\\n" + bytes, then
+    "N data.json LEN\\n" + bytes; a metadata.json equal to the previous
+    read's is written as "N metadata.json =\\n".  qa/vm/check.py unpacks
+    it."""
+    prev = None
+    with open(path, 'wb') as fp:
+        for i, docs in enumerate(kept):
+            for f in ('metadata.json', 'data.json'):
+                b = docs[f]
+                if f == 'metadata.json' and b == prev:
+                    fp.write(b'%d %s =\n' % (i, f.encode()))
+                    continue
+                fp.write(b'%d %s %d\n' % (i, f.encode(), len(b)))
+                fp.write(b)
+            prev = docs['metadata.json']
+
+
 def main():
     moddir, outdir, secs = sys.argv[1], sys.argv[2], float(sys.argv[3])
     hz = float(sys.argv[4]) if len(sys.argv) > 4 else 10.0
@@ -44,6 +64,7 @@ def main():
     n = errors = 0
     gone = False
     want = int(secs * hz)
+    kept = []     # written out at the end: the share is slow
     while (time.monotonic() - start < secs or n < want) and not gone:
         tick = start + n / hz
         delay = tick - time.monotonic()
@@ -61,17 +82,16 @@ def main():
                     print('reader: %s: %s' % (f, e), file=sys.stderr)
                 break
         if len(docs) == 2:
-            d = os.path.join(outdir, '%04d' % n)
-            os.makedirs(d, exist_ok=True)
-            for f, b in docs.items():
-                with open(os.path.join(d, f), 'wb') as fp:
-                    fp.write(b)
+            kept.append(docs)
             n += 1
     took = time.monotonic() - start
+    write_reads(os.path.join(outdir, 'reads.bin'), kept)
     print('reader: %d reads in %.1f s (%.1f/s), %d errors%s' %
           (n, took, n / took if took else 0, errors, ', module gone' if gone else ''),
           file=sys.stderr)
     print('reads: %d' % n)
+    if errors:
+        print('FAIL: %d reads failed (see the .full file)' % errors)
     return 1 if errors else 0
 
 

@@ -3,6 +3,8 @@
 # inside it, on the host's own root filesystem.
 #
 #   qa/vm/vm.sh [-t SECONDS] [-m MB] [-d DISK_MB] -o OUTDIR -- COMMAND...
+#   qa/vm/vm.sh -n          only say whether the VM can run here (exit 0),
+#                           or print "notrun: why" and exit 77
 #
 # Why: this machine's own kernel cannot load modules, so SystemTap's kernel
 # runtime is tested in a VM that boots the kernel whose headers stap builds
@@ -44,8 +46,10 @@ tmo=900
 mem=1536
 disk=0
 out=
-while getopts t:m:d:o: opt; do
+check_only=0
+while getopts nt:m:d:o: opt; do
     case $opt in
+        n) check_only=1 ;;
         t) tmo=$OPTARG ;;
         m) mem=$OPTARG ;;
         d) disk=$OPTARG ;;
@@ -55,7 +59,10 @@ while getopts t:m:d:o: opt; do
 done
 shift $((OPTIND - 1))
 [ "${1:-}" = -- ] && shift
-[ -n "$out" ] && [ $# -gt 0 ] || { echo "usage: qa/vm/vm.sh [-t SECONDS] [-m MB] [-d DISK_MB] -o OUTDIR -- COMMAND..." >&2; exit 64; }
+if [ $check_only = 0 ] && { [ -z "$out" ] || [ $# -eq 0 ]; }; then
+    echo "usage: qa/vm/vm.sh [-t SECONDS] [-m MB] [-d DISK_MB] -o OUTDIR -- COMMAND..." >&2
+    exit 64
+fi
 
 # ---- what the VM needs
 vm_release() {
@@ -78,6 +85,8 @@ busybox=/bin/busybox
 file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
     { echo "notrun: no static $busybox (make deps installs busybox-static)"; exit 77; }
 command -v cpio >/dev/null || { echo "notrun: cpio is not installed"; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "notrun: qemu's 9p passthrough share of / needs root"; exit 77; }
+[ $check_only = 1 ] && exit 0
 
 # ---- the initramfs (cached per release and inputs)
 initramfs() {

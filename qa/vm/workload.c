@@ -2,13 +2,17 @@
  *
  *   workload cpu SECONDS        CPU loops in three functions of their own
  *                               (sr_spin_alpha/beta/gamma, under
- *                               sr_cpu_main), for profile
+ *                               sr_cpu_main) and reads of /dev/zero
+ *                               (kernel time, sr_kernel_work), for profile
  *   workload block SECONDS      sleeps and blocking pipe reads
  *                               (sr_wait_sleep, sr_wait_pipe), for offcpu
- *   workload syscalls SECONDS   every system call number 0..SR_MAX_NR once
- *                               (each in a child, with invalid arguments:
- *                               mostly errors), then common calls, some
- *                               failing (ENOENT, EBADF), until SECONDS
+ *   workload sweep ROUNDS       every system call number 0..SR_MAX_NR,
+ *                               ROUNDS times (each in a child, with invalid
+ *                               arguments: mostly errors); the numbers
+ *                               that returned are listed in
+ *                               $SR_SYSCALL_LIST
+ *   workload syscalls SECONDS   common calls, some failing (ENOENT,
+ *                               EBADF), until SECONDS
  *   workload io DEVICE SECONDS  O_DIRECT reads and writes of several sizes
  *                               on DEVICE, for iolat
  *
@@ -64,15 +68,29 @@ NOINLINE static uint64_t sr_spin_alpha(uint64_t n)
     return x;
 }
 
+/* Time in the kernel too (zeroing a buffer for read(2) of /dev/zero),
+ * so that some samples have kernel frames under user ones. */
+NOINLINE static void sr_kernel_work(int fd, char *buf, size_t n)
+{
+    if (read(fd, buf, n) < 0)
+        sink++;
+}
+
 NOINLINE static int sr_cpu_main(double secs)
 {
     double end = now() + secs;
     uint64_t rounds = 0;
+    static char zbuf[1 << 20];
+    int zero = open("/dev/zero", O_RDONLY);
     while (now() < end) {
         sink += sr_spin_alpha(rounds);
         sink += sr_spin_beta(rounds);
+        if (zero >= 0)
+            sr_kernel_work(zero, zbuf, sizeof zbuf);
         rounds++;
     }
+    if (zero >= 0)
+        close(zero);
     printf("cpu: %llu rounds\n", (unsigned long long)rounds);
     return 0;
 }
@@ -127,34 +145,57 @@ static int skipped(long nr)
     switch (nr) {
     case SYS_fork: case SYS_vfork: case SYS_clone: case SYS_clone3:
     case SYS_vhangup:
+    case SYS_rt_sigreturn:      /* a bad frame: a fault, logged by the kernel */
         return 1;
     default:
         return 0;
     }
 }
 
-NOINLINE static int sr_syscalls_main(double secs)
+/* Every number 0..SR_MAX_NR, ROUNDS times over; the numbers whose call
+ * returned (the child exited by itself, not killed by a signal: exit,
+ * exit_group and pause never return) go to $SR_SYSCALL_LIST. */
+NOINLINE static int sr_sweep_main(int rounds)
 {
-    long made = 0, failed = 0;
-    for (long nr = 0; nr <= SR_MAX_NR; nr++) {
-        if (skipped(nr))
-            continue;
-        pid_t c = fork();
-        if (c == 0) {
-            alarm(1);     /* pause() and friends */
-            long r = syscall(nr, -1L, -1L, -1L, -1L, -1L, -1L);
-            _exit(r < 0 ? 1 : 0);
-        }
-        int st;
-        if (c > 0 && waitpid(c, &st, 0) == c) {
-            made++;
-            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-                failed++;
+    long made = 0, returned = 0;
+    static unsigned char ok[SR_MAX_NR + 1];
+    for (int r = 0; r < rounds; r++) {
+        for (long nr = 0; nr <= SR_MAX_NR; nr++) {
+            if (skipped(nr))
+                continue;
+            pid_t c = fork();
+            if (c == 0) {
+                alarm(1);     /* pause() and friends */
+                syscall(nr, -1L, -1L, -1L, -1L, -1L, -1L);
+                _exit(0);
+            }
+            int st;
+            if (c > 0 && waitpid(c, &st, 0) == c) {
+                made++;
+                /* exit(-1) and exit_group(-1) exit with 255 */
+                if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && !ok[nr]) {
+                    ok[nr] = 1;
+                    returned++;
+                }
+            }
         }
     }
-    /* then common calls until the time is up, some failing */
+    const char *path = getenv("SR_SYSCALL_LIST");
+    FILE *list = path ? fopen(path, "w") : NULL;
+    for (long nr = 0; list && nr <= SR_MAX_NR; nr++)
+        if (ok[nr])
+            fprintf(list, "%ld\n", nr);
+    if (list)
+        fclose(list);
+    printf("sweep: %ld calls, %ld numbers returned\n", made, returned);
+    return 0;
+}
+
+/* Common calls until the time is up, some failing (ENOENT, EBADF). */
+NOINLINE static int sr_syscalls_main(double secs)
+{
     double end = now() + secs;
-    unsigned long rounds = 0;
+    unsigned long rounds = 0, failed = 0;
     char buf[256];
     while (now() < end) {
         int fd = open("/proc/self/stat", O_RDONLY);
@@ -173,7 +214,7 @@ NOINLINE static int sr_syscalls_main(double secs)
         sr_wait_sleep(200);
         rounds++;
     }
-    printf("syscalls: %ld numbers tried (%ld failed or killed), %lu rounds\n", made, failed, rounds);
+    printf("syscalls: %lu rounds, %lu failed calls\n", rounds, failed);
     return 0;
 }
 
@@ -220,8 +261,10 @@ int main(int argc, char **argv)
         return sr_block_main(atof(argv[2]));
     if (argc == 3 && strcmp(argv[1], "syscalls") == 0)
         return sr_syscalls_main(atof(argv[2]));
+    if (argc == 3 && strcmp(argv[1], "sweep") == 0)
+        return sr_sweep_main(atoi(argv[2]));
     if (argc == 4 && strcmp(argv[1], "io") == 0)
         return sr_io_main(argv[2], atof(argv[3]));
-    fprintf(stderr, "usage: workload cpu|block|syscalls SECONDS | io DEVICE SECONDS\n");
+    fprintf(stderr, "usage: workload cpu|block|syscalls SECONDS | sweep ROUNDS | io DEVICE SECONDS\n");
     return 2;
 }
