@@ -21,8 +21,9 @@
 # test's results directory on the host's share.
 
 VM_BUILD=${STAPRELAY_BUILD:-$QA_SRC/build}
-# pmcd waits this long for its agents (TCG on a busy host is slow)
-export QA_PMCD_TIMEOUT=${QA_PMCD_TIMEOUT:-60}
+# pmcd waits this long for its agents, at start and later (TCG on a busy
+# host is slow: pmdastaprelay took more than pmcd's default 3 s to start)
+export QA_PMCD_TIMEOUT=${QA_PMCD_TIMEOUT:-60} QA_PMCD_START_TIMEOUT=${QA_PMCD_START_TIMEOUT:-60}
 W=$VM_BUILD/vm/workload
 STAPRELAY=$QA_SRC/client/staprelay
 VM_RUN_PID=
