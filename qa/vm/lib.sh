@@ -164,5 +164,5 @@ vm_capture() {
     kill -INT $sp
     wait $sp
     [ -z "$cpid" ] || wait $cpid
-    echo "capture: real-$fx"
+    echo "capture: real-$fx" >>"$qa_full"
 }
