@@ -12,7 +12,8 @@
  *   names); files in /proc/systemtap/NAME (the relay's default stap root).
  *
  * BPF runtime (scripts in DIR/bpf/):
- *   stap --runtime=bpf [-r TREE] -p4 -m NAME DIR/bpf/SCRIPT.stp  (cached)
+ *   stap --runtime=bpf [-r TREE] [-I DIR/bpf/tapset] -p4 -m NAME
+ *        DIR/bpf/SCRIPT.stp [$(DIR/bpf/SCRIPT.args)]  (cached)
  *   [LD_PRELOAD=memlock_shim.so] stapbpf [-x PID | -c CMD] NAME.bo
  *   files (FIFOs) in /var/tmp/systemtap-$USER/NAME: the relay's default
  *   stap_roots cover every /var/tmp/systemtap-* directory.
@@ -20,6 +21,7 @@
  * (shared with stap/check.sh), else ~/.cache/staprelay. */
 #include "client/run.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -408,9 +410,45 @@ int run_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o
 
 /* ---- BPF runtime: building and running ----------------------------------- */
 
-/* Same key as stap/check.sh, so a .bo it built is reused. */
+/* Same key as stap/check.sh, so a .bo it built is reused: the script,
+ * stap's version, the release and module name, and, when the script has
+ * them, its arguments ($4: DIR/bpf/NAME.args's output) and the BPF tapset
+ * ($5: DIR/bpf/tapset). */
 static const char key_sh[] =
-    "{ cat \"$1\"; stap -V 2>&1 | head -1; echo \"$2 $3\"; } | sha256sum | cut -c1-24\n";
+    "{ cat \"$1\"; stap -V 2>&1 | head -1; echo \"$2 $3\"; "
+    "[ -z \"$4\" ] || echo \"args $4\"; [ -z \"$5\" ] || cat \"$5\"/*; } "
+    "| sha256sum | cut -c1-24\n";
+
+/* DIR/bpf/NAME.args: the script's arguments on this machine (bpf/iolat:
+ * struct offsets of the running kernel), as one line of words; "" when
+ * the script has none; NULL when the program failed or printed something
+ * that is not numbers and names. */
+static char *bpf_script_args(const run_script *s)
+{
+    strbuf prog = STRBUF_INIT;
+    sb_add(&prog, s->bpf_path, strlen(s->bpf_path) - 4);    /* .stp */
+    sb_adds(&prog, ".args");
+    char *out;
+    if (access(prog.buf, X_OK) != 0) {
+        out = xstrdup("");
+    } else {
+        const char *a[] = { prog.buf, NULL };
+        /* its exit status counts (a pipe into tr would hide it) */
+        out = sh_out("o=$(\"$1\") || exit 1; printf '%s' \"$o\" | tr '\\n' ' '", a);
+        for (char *p = out; p && *p; p++)
+            if (!(isalnum((unsigned char)*p) || *p == ' ' || *p == '_' || *p == '-' || *p == '.')) {
+                free(out);
+                out = NULL;
+                break;
+            }
+        if (out == NULL)
+            fprintf(stderr, "staprelay run: %s failed or printed more than words\n", prog.buf);
+        for (size_t n = out ? strlen(out) : 0; n > 0 && out[n - 1] == ' '; n--)
+            out[n - 1] = '\0';     /* as stap/check.sh has it, for the same key */
+    }
+    sb_free(&prog);
+    return out;
+}
 
 /* Whether this process may raise RLIMIT_MEMLOCK to infinity (stapbpf
  * insists); tried in a child so our own limit is untouched. */
@@ -448,7 +486,8 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
     char *key = NULL;
     kbuild kb = { 0 };
     strbuf home = STRBUF_INIT, bo = STRBUF_INIT, shim = STRBUF_INIT, tmpd = STRBUF_INIT,
-           runbo = STRBUF_INIT, fifo = STRBUF_INIT, pid = STRBUF_INIT;
+           runbo = STRBUF_INIT, fifo = STRBUF_INIT, pid = STRBUF_INIT, btapset = STRBUF_INIT;
+    char *sargs = NULL;
     int logfd = -1;
     if (cache == NULL)
         goto out;
@@ -459,7 +498,13 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
     }
     const char *tree = kb.tree, *rel = kb.rel;
 
-    const char *kargs2[] = { s->bpf_path, rel, name, NULL };
+    sargs = bpf_script_args(s);
+    if (sargs == NULL)
+        goto out;
+    sb_printf(&btapset, "%s/bpf/tapset", c->dir);
+    if (access(btapset.buf, R_OK) != 0)
+        sb_reset(&btapset);
+    const char *kargs2[] = { s->bpf_path, rel, name, sargs, btapset.buf ? btapset.buf : "", NULL };
     key = sh_out(key_sh, kargs2);
     if (key == NULL || strlen(key) < 8) {
         fprintf(stderr, "staprelay run: cannot hash %s (sha256sum)\n", s->bpf_path);
@@ -495,10 +540,18 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
             argv[k++] = "-r";
             argv[k++] = tree;
         }
+        if (btapset.len) {
+            argv[k++] = "-I";
+            argv[k++] = btapset.buf;
+        }
         argv[k++] = "-p4";
         argv[k++] = "-m";
         argv[k++] = name;
         argv[k++] = s->bpf_path;
+        /* the script's arguments: words from DIR/bpf/NAME.args */
+        for (char *w = strtok(sargs, " "); w && k < (sizeof argv / sizeof argv[0]) - 1;
+             w = strtok(NULL, " "))
+            argv[k++] = w;
         argv[k] = NULL;
         print_argv("building (the first build of a script takes a minute)",
                    (char *const *)argv, NULL);
@@ -668,5 +721,7 @@ out:
     sb_free(&runbo);
     sb_free(&fifo);
     sb_free(&pid);
+    sb_free(&btapset);
+    free(sargs);
     return rc;
 }

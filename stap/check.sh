@@ -199,8 +199,8 @@ for s in "$here"/bpf/*.stp; do
     # kernel) come from bpf/NAME.args; the BPF tapset from bpf/tapset
     sargs=""
     if [ -x "${s%.stp}.args" ]; then
-        sargs=$("${s%.stp}.args" | tr '\n' ' ') || { fail "$name" "${s%.stp}.args failed"; continue; }
-        sargs=${sargs% }
+        sargs=$("${s%.stp}.args") || { fail "$name" "${s%.stp}.args failed"; continue; }
+        sargs=$(printf '%s' "$sargs" | tr '\n' ' ')
     fi
     btap=""
     topt=""
