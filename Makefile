@@ -28,17 +28,20 @@ MANDIR  ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/staprelay
 PCP_PMDAS_DIR ?= $(shell . /etc/pcp.conf 2>/dev/null && echo $$PCP_PMDAS_DIR || echo /var/lib/pcp/pmdas)
 
+COMMON_SRCS :=
 RELAY_SRCS  :=
 PMDA_SRCS   :=
 PMDA_MAIN   :=
 CLIENT_SRCS :=
 CLIENT_MAIN :=
+include common/common.mk
 include relay/relay.mk
 include pmda/pmda.mk
 include client/client.mk
 
 obj = $(patsubst %.c,build/$(1)/%.o,$(2))
 
+COMMON_OBJS     = $(call obj,plain,$(COMMON_SRCS))
 RELAY_OBJS      = $(call obj,plain,$(RELAY_SRCS))
 PMDA_OBJS       = $(call obj,plain,$(PMDA_SRCS))
 CLIENT_OBJS     = $(call obj,plain,$(CLIENT_SRCS))
@@ -48,12 +51,21 @@ CLIENT_BIN = client/staprelay
 
 all: $(PMDA_BIN) $(CLIENT_BIN)
 
-# relay/ must build without PCP headers (DESIGN.md): no PCP include path.
+# relay/ and common/ must build without PCP headers (docs/design.md): no
+# PCP include path.
 build/plain/relay/%.o: relay/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
 
 build/asan/relay/%.o: relay/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+build/plain/common/%.o: common/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
+
+build/asan/common/%.o: common/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
@@ -65,35 +77,50 @@ build/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(PCP_CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
-$(PMDA_BIN): $(call obj,plain,$(PMDA_MAIN)) $(PMDA_OBJS) $(RELAY_OBJS)
+$(PMDA_BIN): $(call obj,plain,$(PMDA_MAIN)) $(PMDA_OBJS) $(RELAY_OBJS) $(COMMON_OBJS)
 	$(CC) -o $@ $^ $(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)
 
 # The PMDA built with ASan/UBSan, for a qa pass (QA_STAPRELAY_BIN).
-build/asan/pmdastaprelay: $(call obj,asan,$(PMDA_MAIN)) $(call obj,asan,$(PMDA_SRCS)) $(call obj,asan,$(RELAY_SRCS))
+build/asan/pmdastaprelay: $(call obj,asan,$(PMDA_MAIN)) $(call obj,asan,$(PMDA_SRCS)) \
+                          $(call obj,asan,$(RELAY_SRCS)) $(call obj,asan,$(COMMON_SRCS))
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)
 
-$(CLIENT_BIN): $(call obj,plain,$(CLIENT_MAIN)) $(CLIENT_OBJS)
-	$(CC) -o $@ $^ $(PCP_LIBS) $(JANSSON_LIBS) -lm
+$(CLIENT_BIN): $(call obj,plain,$(CLIENT_MAIN)) $(CLIENT_OBJS) $(COMMON_OBJS)
+	$(CC) -o $@ $^ $(PCP_LIBS) $(JANSSON_LIBS) $(CLIENT_LIBS) -lm
 
 # ---- unit tests -------------------------------------------------------
-# One Check runner per part; suites are tests/<part>_*.c, registered in
-# tests/check_<part>.c.
-TEST_RELAY_SRCS  := tests/check_relay.c $(wildcard tests/relay_*.c) tests/testutil.c
-TEST_PMDA_SRCS   := tests/check_pmda.c $(wildcard tests/pmda_*.c) tests/testutil.c
-TEST_CLIENT_SRCS := tests/check_client.c $(wildcard tests/client_*.c) tests/testutil.c
+# One Check runner per part: build/<variant>/check_<part> runs the suite
+# of every tests/<part>_*.c (each file tests one module and defines one
+# suite named after itself, TEST_SUITE in tests/testutil.h); the list is
+# generated from the file names (tests/gen-suites.sh), kept by no one.
+TEST_PARTS := common relay pmda client
+TEST_common_LINK := $(COMMON_SRCS)
+TEST_relay_LINK  := $(RELAY_SRCS) $(COMMON_SRCS)
+TEST_pmda_LINK   := $(PMDA_SRCS) $(RELAY_SRCS) $(COMMON_SRCS)
+TEST_client_LINK := $(CLIENT_SRCS) $(COMMON_SRCS)
+TEST_common_LIBS :=
+TEST_relay_LIBS  = $(JANSSON_LIBS) $(EV_LIBS)
+TEST_pmda_LIBS   = $(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)
+TEST_client_LIBS = $(PCP_LIBS) $(JANSSON_LIBS) $(CLIENT_LIBS)
 
+# (regenerated on every make, replaced only when the list changed: a
+# removed test file changes no timestamp)
 define test_runner
-build/$(1)/check_$(2): $(call obj,$(1),$(TEST_$(3)_SRCS)) $(call obj,$(1),$(4))
-	$$(CC) $(if $(filter asan,$(1)),$(SAN_FLAGS)) -o $$@ $$^ $(5) $(CHECK_LIBS) -lm
-endef
-$(eval $(call test_runner,plain,relay,RELAY,$(RELAY_SRCS),$(JANSSON_LIBS) $(EV_LIBS)))
-$(eval $(call test_runner,asan,relay,RELAY,$(RELAY_SRCS),$(JANSSON_LIBS) $(EV_LIBS)))
-$(eval $(call test_runner,plain,pmda,PMDA,$(PMDA_SRCS) $(RELAY_SRCS),$(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)))
-$(eval $(call test_runner,asan,pmda,PMDA,$(PMDA_SRCS) $(RELAY_SRCS),$(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)))
-$(eval $(call test_runner,plain,client,CLIENT,$(CLIENT_SRCS),$(PCP_LIBS) $(JANSSON_LIBS)))
-$(eval $(call test_runner,asan,client,CLIENT,$(CLIENT_SRCS),$(PCP_LIBS) $(JANSSON_LIBS)))
+build/$(1)/tests/suites_$(2).c: tests/gen-suites.sh FORCE
+	@mkdir -p $$(dir $$@)
+	@tests/gen-suites.sh $(sort $(wildcard tests/$(2)_*.c)) > $$@.new
+	@cmp -s $$@.new $$@ && rm -f $$@.new || mv -f $$@.new $$@
 
-UNIT_RUNNERS = $(foreach v,plain asan,$(foreach p,relay pmda client,build/$(v)/check_$(p)))
+build/$(1)/tests/suites_$(2).o: build/$(1)/tests/suites_$(2).c
+	$$(CC) $(CFLAGS_COMMON) $(if $(filter asan,$(1)),$(SAN_FLAGS)) -c $$< -o $$@
+
+build/$(1)/check_$(2): $(call obj,$(1),tests/check_main.c $(wildcard tests/$(2)_*.c) tests/testutil.c) \
+                       build/$(1)/tests/suites_$(2).o $(call obj,$(1),$(TEST_$(2)_LINK))
+	$$(CC) $(if $(filter asan,$(1)),$(SAN_FLAGS)) -o $$@ $$^ $$(TEST_$(2)_LIBS) $(CHECK_LIBS) -lm
+endef
+$(foreach v,plain asan,$(foreach p,$(TEST_PARTS),$(eval $(call test_runner,$(v),$(p)))))
+
+UNIT_RUNNERS = $(foreach v,plain asan,$(foreach p,$(TEST_PARTS),build/$(v)/check_$(p)))
 
 unit: $(UNIT_RUNNERS) build/asan/pmdastaprelay
 
@@ -131,7 +158,8 @@ install: all
 clean:
 	rm -rf build $(PMDA_BIN) $(CLIENT_BIN)
 
-.PHONY: all unit deps check demo install clean
+FORCE:
+.PHONY: all unit deps check demo install clean FORCE
 -include $(shell find build -name '*.d' 2>/dev/null)
 
 # ---- fuzzing (libFuzzer, clang) ---------------------------------------
@@ -144,16 +172,25 @@ FUZZ_FLAGS    = -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,unde
                 $(shell pkg-config --cflags jansson 2>/dev/null)
 
 # the client's file parsers, for fuzz_stack_files
-FUZZ_CLIENT_SRCS = client/collapse_perf.c client/collapse_stap.c client/folded.c \
-                   client/stacksink.c client/stacktab.c client/strbuf.c client/xalloc.c
+FUZZ_CLIENT_SRCS = client/input/collapse_perf.c client/input/collapse_stap.c client/input/folded.c \
+                   client/stack/stacksink.c client/stack/stacktab.c $(COMMON_SRCS)
 
 build/fuzz/fuzz_stack_files: fuzz/fuzz_stack_files.c $(FUZZ_CLIENT_SRCS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_CLIENT_SRCS) -lm
 
-build/fuzz/%: fuzz/%.c $(RELAY_SRCS)
+# pprof import and export, for fuzz_pprof
+FUZZ_PPROF_SRCS = client/input/pprof_read.c client/render/pprof_write.c \
+                  client/pprof/pprof_codec.c $(PPROF_PB_C) client/stack/stacksink.c \
+                  client/stack/stacktab.c $(COMMON_SRCS)
+
+build/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c $(FUZZ_PPROF_SRCS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(RELAY_SRCS) $(JANSSON_LIBS) $(EV_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Ibuild/gen -o $@ $< $(FUZZ_PPROF_SRCS) $(CLIENT_LIBS) -lm
+
+build/fuzz/%: fuzz/%.c $(RELAY_SRCS) $(COMMON_SRCS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(RELAY_SRCS) $(COMMON_SRCS) $(JANSSON_LIBS) $(EV_LIBS)
 
 fuzz-build: $(addprefix build/fuzz/,$(FUZZ_TARGETS))
 

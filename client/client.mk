@@ -1,3 +1,27 @@
-# client/: the staprelay command.
+# client/: the staprelay command.  Its modules are grouped in sub-folders
+# (cmd/ input/ stack/ render/ run/ util/ pprof/; docs/design.md says which
+# is which).
 CLIENT_MAIN := client/main.c
-CLIENT_SRCS += $(filter-out $(CLIENT_MAIN),$(wildcard client/*.c))
+CLIENT_SRCS += $(wildcard client/*/*.c)
+
+# pprof's profile.proto (client/pprof/profile.proto, our own copy of the
+# published schema): protoc-c writes its C code under build/gen at build
+# time; nothing generated is committed.  The grouped target (&:) runs
+# protoc-c once for both files.
+PPROF_PROTO := client/pprof/profile.proto
+PPROF_PB_C  := build/gen/client/pprof/profile.pb-c.c
+PPROF_PB_H  := build/gen/client/pprof/profile.pb-c.h
+CLIENT_SRCS += $(PPROF_PB_C)
+CFLAGS_COMMON += -Ibuild/gen
+# protobuf-c and zlib (pprof in and out), elfutils' libdw (annotate)
+CLIENT_LIBS := $(shell pkg-config --libs libprotobuf-c zlib libdw 2>/dev/null \
+                 || echo -lprotobuf-c -lz -ldw -lelf)
+
+$(PPROF_PB_C) $(PPROF_PB_H) &: $(PPROF_PROTO)
+	@mkdir -p build/gen
+	protoc-c --c_out=build/gen $(PPROF_PROTO)
+
+# everything of the client's (and its tests) may include the generated
+# header: it exists before any of them compiles
+$(foreach v,plain asan,$(patsubst %.c,build/$(v)/%.o,$(wildcard client/*/*.c) \
+    $(wildcard tests/client_*.c) tests/check_main.c)): | $(PPROF_PB_H)

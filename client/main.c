@@ -1,12 +1,9 @@
-/* staprelay: command-line entry point; dispatches to subcommands.
- * The file-based commands live in cmd_*.c; run, list, heatmap and live
- * are added by their own modules. */
+/* staprelay: command-line entry point; dispatches to the commands, one
+ * cmd_<name>() in client/cmd/cmd_<name>.c each (cmd/builtin.h). */
 #include <stdio.h>
 #include <string.h>
 
-#include "client/commands.h"
-#include "client/heatmap.h"
-#include "client/live.h"
+#include "client/cmd/builtin.h"
 
 static const struct {
     const char *name;
@@ -21,6 +18,8 @@ static const struct {
     { "list",  cmd_list,  "list the bundled scripts and the backends that run them here" },
     { "heatmap", cmd_heatmap, "draw a subsecond-offset heat map (HTML, SVG or JSON)" },
     { "live",  cmd_live,  "keep a heat map and flame graph of a live source in a directory" },
+    { "graph", cmd_graph, "draw pprof's call graph (SVG through Graphviz, or DOT)" },
+    { "annotate", cmd_annotate, "per-line samples of a function, from addresses and DWARF" },
 };
 
 static void usage(FILE *fp)

@@ -1,7 +1,9 @@
 /* libFuzzer target: a data document (values, arrays, histogram buckets,
- * event records with stacks) mapped through fixed metadata that uses
- * every type, as a source's read would. */
+ * event records with stacks) parsed as a source's read parses it (the
+ * bounded pre-scan, numbers beyond int64 kept) and mapped through fixed
+ * metadata that uses every type, unsigned included. */
 #include "relay/events.h"
+#include "relay/jsondoc.h"
 #include "relay/metadata.h"
 #include "relay/snapshot.h"
 
@@ -14,6 +16,7 @@ static const char meta_doc[] =
     " {\"name\": \"n\", \"pointer\": \"/n\", \"type\": \"integer\"},"
     " {\"name\": \"s\", \"pointer\": \"/s\", \"type\": \"string\"},"
     " {\"name\": \"d\", \"pointer\": \"/d\", \"type\": \"double\"},"
+    " {\"name\": \"u\", \"pointer\": \"/n\", \"type\": \"unsigned\"},"
     " {\"name\": \"a\", \"pointer\": \"/a\", \"type\": \"array\", \"index\": \"/id\","
     "  \"metrics\": [{\"name\": \"v\", \"pointer\": \"/v\", \"type\": \"integer\"}]},"
     " {\"name\": \"lat\", \"pointer\": \"/lat\", \"type\": \"histogram\"},"
@@ -39,10 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (meta == NULL)
         meta = metadata_parse(meta_doc, strlen(meta_doc), "fuzz", err, sizeof(err));
     json_error_t jerr;
-    json_t *doc = json_loadb((const char *)data, size, 0, &jerr);
+    json_t *doc = jsondoc_parse((const char *)data, size, 64u << 20, &jerr, err, sizeof(err));
     if (doc == NULL)
         return 0;
-    snapshot *s = snapshot_build(meta, doc);
+    snapshot *s = snapshot_build_limited(meta, doc, 1u << 20, err, sizeof(err));
     for (size_t k = 0; s != NULL && k < meta->nmetrics; k++) {
         char buf[400];
         snapshot_problem(s, meta, k, buf, sizeof(buf));

@@ -1,11 +1,11 @@
 /* libFuzzer target: the client's file parsers (perf script text,
  * SystemTap backtrace text, folded stacks), each fed the input line by
  * line as `staprelay fold` streams a file, into one stack table. */
-#include "client/collapse_perf.h"
-#include "client/collapse_stap.h"
-#include "client/folded.h"
-#include "client/stacksink.h"
-#include "client/stacktab.h"
+#include "client/input/collapse_perf.h"
+#include "client/input/collapse_stap.h"
+#include "client/input/folded.h"
+#include "client/stack/stacksink.h"
+#include "client/stack/stacktab.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -42,7 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     perf_collapser_finish(pc);
     perf_collapser_free(pc);
 
-    stap_collapser *sc = stap_collapser_new(&sink);
+    frame_opts fo = perf_frame_opts(&po);
+    stap_collapser *sc = stap_collapser_new(&fo, &sink);
     each_line(data, size, stap_line, sc);
     stap_collapser_finish(sc);
     stap_collapser_free(sc);

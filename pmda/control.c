@@ -8,11 +8,13 @@
 #define COUNT PMDA_PMUNITS(0, 0, 1, 0, 0, PM_COUNT_ONE)
 #define SECS PMDA_PMUNITS(0, 1, 0, 0, PM_TIME_SEC, 0)
 #define NONE PMDA_PMUNITS(0, 0, 0, 0, 0, 0)
+#define BYTES PMDA_PMUNITS(1, 0, 0, PM_SPACE_BYTE, 0, 0)
 
 enum {
     C_NSOURCES, C_STATE, C_READS, C_READ_ERRORS, C_PARSE_ERRORS, C_EXEC_TIMEOUTS,
     C_METRIC_PROBLEMS, C_METADATA_ERRORS, C_LAST_ERROR, C_PREFIX, C_NMETRICS,
     C_DATA_AGE, C_UPDATES, C_POLL_INTERVAL, C_REBUILDS, C_DROPPED_ELEMENTS,
+    C_MEMORY, C_MEMORY_REFUSALS, C_TOTAL_MEMORY, C_UNTRUSTED_MEMORY,
     E_RECEIVED = 20, E_DELIVERED, E_DROPPED, E_MISSED, E_DUPLICATES, E_LOST, E_REJECTED,
     E_QUEUED, E_QUEUE_BYTES, E_CLIENTS, E_LAST_REJECT, E_STACKS, E_STACKS_EVICTED, E_EXPIRED,
     R_RUN = 40, R_STOP, R_RUNS, R_REQUESTS, R_REFUSALS,
@@ -67,6 +69,25 @@ const control_metric control_metrics[] = {
      "Elements whose index is missing, unusable or repeats an earlier one, and\n"
      "buckets with unusable or repeated bounds: their values are not published.\n"
      "Each change is also logged once."},
+    {C_MEMORY, "source.memory", PM_TYPE_U64, PM_SEM_INSTANT, INDOM_SOURCES, true, BYTES,
+     "Memory held by the source",
+     "Its metadata, the values and instance names its metrics read (not the\n"
+     "document they came from), its event queues and stack tables.  Bounded by\n"
+     "max_source_memory, and by what max_total_memory leaves beside the other\n"
+     "sources (sources any user may write share half of it)."},
+    {C_MEMORY_REFUSALS, "source.memory_refusals", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_SOURCES,
+     true, COUNT, "Documents, values or metadata refused for memory",
+     "A document whose parse would take more than max_document_memory, values or\n"
+     "metadata more than the source may hold: the source then has no values,\n"
+     "and last_error says which budget ran out."},
+    {C_TOTAL_MEMORY, "memory", PM_TYPE_U64, PM_SEM_INSTANT, INDOM_SOURCES, false, BYTES,
+     "Memory held by all sources", "The sum of staprelay.control.source.memory; at most\n"
+     "max_total_memory."},
+    {C_UNTRUSTED_MEMORY, "memory_untrusted", PM_TYPE_U64, PM_SEM_INSTANT, INDOM_SOURCES, false,
+     BYTES, "Memory held by sources any user may write",
+     "Sources of directory_list and users' SystemTap roots; at most half of\n"
+     "max_total_memory, so the other half stays for trusted sources and root's\n"
+     "SystemTap modules."},
     {E_RECEIVED, "events.received", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_EVENTS, true, COUNT,
      "Event records accepted from the source",
      "Valid, new records queued for clients.  Instances are <prefix>.<event>."},
@@ -161,8 +182,8 @@ static int event_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtom
     case E_QUEUE_BYTES: atom->ull = st.bytes; break;
     case E_CLIENTS: atom->ul = st.clients; break;
     case E_LAST_REJECT: atom->cp = (char *)es->last_reject; break;
-    case E_STACKS: atom->ul = es->stacks ? (uint32_t)stacktab_count(es->stacks) : 0; break;
-    case E_STACKS_EVICTED: atom->ull = es->stacks ? stacktab_evicted(es->stacks) : 0; break;
+    case E_STACKS: atom->ul = es->stacks ? (uint32_t)stackcount_size(es->stacks) : 0; break;
+    case E_STACKS_EVICTED: atom->ull = es->stacks ? stackcount_evicted(es->stacks) : 0; break;
     case E_EXPIRED: atom->ull = st.expired; break;
     default: return PM_ERR_PMID;
     }
@@ -208,6 +229,12 @@ int control_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtomValue
             return PMDA_FETCH_STATIC;
         case C_REBUILDS:
             atom->ull = ctx->rebuilds;
+            return PMDA_FETCH_STATIC;
+        case C_TOTAL_MEMORY:
+            atom->ull = r->mem_total;
+            return PMDA_FETCH_STATIC;
+        case C_UNTRUSTED_MEMORY:
+            atom->ull = r->mem_untrusted;
             return PMDA_FETCH_STATIC;
         }
         return PM_ERR_PMID;
@@ -255,6 +282,12 @@ int control_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtomValue
         break;
     case C_UPDATES:
         atom->ull = s->generation;
+        break;
+    case C_MEMORY:
+        atom->ull = s->mem_held;
+        break;
+    case C_MEMORY_REFUSALS:
+        atom->ull = s->stats.memory_refusals;
         break;
     case C_DROPPED_ELEMENTS:
         atom->ul = 0;

@@ -199,7 +199,7 @@ static int fill_fixed_column(fetch_arena *a, pmValueSet *vs, const pmdaIndom *id
         pmValueBlock *vb = (pmValueBlock *)(blocks + (size_t)vs->numval * FIXED_BLOCK);
         vb->vtype = type;
         vb->vlen = PM_VAL_HDR_SIZE + 8;
-        memcpy(vb->vbuf, &col[j].u, 8);   /* u.i or u.d: both the union's first 8 bytes */
+        memcpy(vb->vbuf, &col[j].u, 8);   /* u.i, u.u or u.d: the union's first 8 bytes */
         pmValue *pv = &vs->vlist[vs->numval++];
         pv->inst = idp != NULL ? idp->it_set[j].i_inst : (int)PM_IN_NULL;
         pv->value.pval = vb;
@@ -231,7 +231,7 @@ static pmValueSet *fetch_metric(pmda_ctx *ctx, pmdaExt *pmda, pmID pmid)
     int type = m->m_desc.type;
     vs->valfmt = insitu(type) ? PM_VAL_INSITU : PM_VAL_SPTR;
     bool check_profile = idp != NULL && !fetch_profile_takes_all(m->m_desc.indom, pmda->e_prof);
-    if (!check_profile && (type == PM_TYPE_64 || type == PM_TYPE_DOUBLE)) {
+    if (!check_profile && (type == PM_TYPE_64 || type == PM_TYPE_U64 || type == PM_TYPE_DOUBLE)) {
         size_t ncol;
         const value *col = values_source_column(m, &ncol);
         if (col != NULL)

@@ -195,6 +195,7 @@ int main(int argc, char **argv)
     }
     if (err[0] != '\0')
         pmNotifyErr(LOG_WARNING, "%s", err);
+    idmap_set_policy(ctx.ids, (int)cfg->pmid_clusters_reserved, (int)cfg->pmid_clusters_per_root);
     pmNotifyErr(LOG_INFO, "config %s, state %s, poll every %gs", config_path, state_dir,
                 cfg->poll_interval);
 

@@ -6,12 +6,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define ROOT "staprelay"
 
 static pmda_ctx *ctx_of(pmdaExt *pmda)
 {
     return pmdaExtGetData(pmda);
+}
+
+/* A name put together from parts joined by '.', malloc'd: never cut
+ * (metadata bounds names; a fixed buffer would cut them silently). */
+static char *dotted(const char *a, const char *b, const char *c, const char *d)
+{
+    const char *parts[] = {a, b, c, d};
+    size_t n = 1;
+    for (size_t i = 0; i < 4; i++)
+        n += parts[i] != NULL ? strlen(parts[i]) + 1 : 0;
+    char *out = malloc(n), *p = out;
+    if (out == NULL)
+        return NULL;
+    for (size_t i = 0; i < 4; i++) {
+        if (parts[i] == NULL)
+            continue;
+        if (p != out)
+            *p++ = '.';
+        size_t k = strlen(parts[i]);
+        memcpy(p, parts[i], k);
+        p += k;
+    }
+    *p = '\0';
+    return out;
 }
 
 static inst_table *table_for(pmda_ctx *ctx, int serial)
@@ -144,10 +169,11 @@ static pmUnits parse_units(source *s, const char *name, const char *units, bool 
 
 static const int value_types[] = {
     [VT_INT64] = PM_TYPE_64, [VT_DOUBLE] = PM_TYPE_DOUBLE, [VT_STRING] = PM_TYPE_STRING,
+    [VT_UINT64] = PM_TYPE_U64,
 };
 static const int field_types[] = {
     [FT_INT64] = PM_TYPE_64, [FT_DOUBLE] = PM_TYPE_DOUBLE, [FT_STRING] = PM_TYPE_STRING,
-    [FT_STACK] = PM_TYPE_STRING,
+    [FT_STACK] = PM_TYPE_STRING, [FT_UINT64] = PM_TYPE_U64,
 };
 static const int semantics[] = {
     [SEM_INSTANT] = PM_SEM_INSTANT, [SEM_COUNTER] = PM_SEM_COUNTER,
@@ -160,26 +186,27 @@ static int add_stream(pmda_ctx *ctx, source *s, size_t e)
     if (ns == NULL)
         return -1;
     ctx->streams = ns;
-    char name[600];
-    snprintf(name, sizeof(name), "%s.%s", s->meta->prefix, s->meta->events[e].name);
-    ctx->streams[ctx->nstreams] = (stream_ref){s, e, strdup(name)};
+    ctx->streams[ctx->nstreams] =
+        (stream_ref){s, e, dotted(s->meta->prefix, s->meta->events[e].name, NULL, NULL)};
     ctx->nstreams++;
     return 0;
 }
 
 static int name_item(pmda_ctx *ctx, int cluster, const char *event, const char *leaf)
 {
-    char rel[600];
-    snprintf(rel, sizeof(rel), "%s.%s", event, leaf);
-    return idmap_item(ctx->ids, cluster, rel);
+    char *rel = dotted(event, leaf, NULL, NULL);
+    int item = rel != NULL ? idmap_item(ctx->ids, cluster, rel) : -1;
+    free(rel);
+    return item;
 }
 
 static void insert_name(pmda_ctx *ctx, pmID pmid, const char *prefix, const char *event,
                         const char *leaf)
 {
-    char name[1200];
-    snprintf(name, sizeof(name), ROOT ".%s.%s.%s", prefix, event, leaf);
-    pmdaTreeInsert(ctx->pmns, pmid, name);
+    char *name = dotted(ROOT, prefix, event, leaf);
+    if (name != NULL)
+        pmdaTreeInsert(ctx->pmns, pmid, name);
+    free(name);
 }
 
 /* An event metric: <event>.records (PM_TYPE_EVENT), one metric per field
@@ -201,15 +228,15 @@ static void add_event(pmda_ctx *ctx, tables *t, source *s, int cluster, size_t e
         int fi = name_item(ctx, cluster, me->name, mf->name);
         if (fi < 0)
             continue;
-        char full[600];
-        snprintf(full, sizeof(full), "%s.%s", me->name, mf->name);
+        char *full = dotted(me->name, mf->name, NULL, NULL);
         pmDesc d = {
             .pmid = pmID_build(ctx->domain, cluster, fi),
             .type = field_types[mf->type],
             .indom = PM_INDOM_NULL,
             .sem = PM_SEM_INSTANT,
-            .units = parse_units(s, full, mf->units, report),
+            .units = parse_units(s, full != NULL ? full : mf->name, mf->units, report),
         };
+        free(full);
         fpmids[f] = d.pmid;
         metric_ref ref = {.ctx = ctx, .kind = REF_FIELD, .src = s, .index = e, .field = f,
                           .indom_slot = -1, .event_array = -1};
@@ -233,9 +260,9 @@ static void add_event(pmda_ctx *ctx, tables *t, source *s, int cluster, size_t e
     add_stream(ctx, s, e);
     if (me->stack_field < 0 || !me->stacks_metric)
         return;
-    char arr[600];
-    snprintf(arr, sizeof(arr), "%s.stacks", me->name);
-    int serial = idmap_indom(ctx->ids, prefix, arr);
+    char *arr = dotted(me->name, "stacks", NULL, NULL);
+    int serial = arr != NULL ? idmap_indom(ctx->ids, prefix, arr) : -1;
+    free(arr);
     int sitem = name_item(ctx, cluster, me->name, "stacks");
     if (serial <= 0 || sitem < 0)
         return;
@@ -256,17 +283,45 @@ static void add_event(pmda_ctx *ctx, tables *t, source *s, int cluster, size_t e
         insert_name(ctx, sd.pmid, prefix, me->name, "stacks");
 }
 
+/* Who owns a prefix, for the PMID cluster bounds: NULL for a trusted
+ * source or root's SystemTap module, else the untrusted root. */
+static const char *cluster_owner(const source *s)
+{
+    if (!source_untrusted(s))
+        return NULL;
+    return s->root != NULL ? s->root : s->dir;
+}
+
+static int source_cluster(pmda_ctx *ctx, source *s, bool report)
+{
+    const char *prefix = s->meta->prefix;
+    idmap_reclaim rec;
+    char why[300];
+    int cluster = idmap_cluster(ctx->ids, prefix, cluster_owner(s), &rec, why, sizeof(why));
+    if (cluster < 0) {
+        if (report)
+            source_report(s, "no PMID cluster for prefix %s: %s", prefix, why);
+        return -1;
+    }
+    if (rec.happened) {
+        char when[64] = "never";
+        struct tm tm;
+        if (rec.unpublished_since > 0 && localtime_r(&rec.unpublished_since, &tm) != NULL)
+            strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+        pmNotifyErr(LOG_INFO, "PMID cluster %d taken back from prefix %s (last published %s) "
+                    "for prefix %s of %s", rec.cluster, rec.prefix, when, prefix, s->dir);
+    }
+    return cluster;
+}
+
 static void add_source(pmda_ctx *ctx, tables *t, source *s)
 {
     const source_meta *m = s->meta;
     bool report = s->host_checked != s->stats.metadata_loads;
     s->host_checked = s->stats.metadata_loads;
-    int cluster = idmap_cluster(ctx->ids, m->prefix);
-    if (cluster < 0) {
-        if (report)
-            source_report(s, "no PMID cluster left for prefix %s", m->prefix);
+    int cluster = source_cluster(ctx, s, report);
+    if (cluster < 0)
         return;
-    }
     int *slots = calloc(m->narrays ? m->narrays : 1, sizeof(int));
     if (slots == NULL)
         return;
@@ -295,10 +350,10 @@ static void add_source(pmda_ctx *ctx, tables *t, source *s)
         metric_ref ref = {.ctx = ctx, .kind = REF_SOURCE, .src = s, .index = i,
                           .indom_slot = mm->array >= 0 ? slots[mm->array] : -1,
                           .event_array = -1};
-        char name[1024];
-        snprintf(name, sizeof(name), ROOT ".%s.%s", m->prefix, mm->name);
-        if (add_metric(t, &d, &ref) == 0)
+        char *name = dotted(ROOT, m->prefix, mm->name, NULL);
+        if (name != NULL && add_metric(t, &d, &ref) == 0)
             pmdaTreeInsert(ctx->pmns, d.pmid, name);
+        free(name);
     }
     free(slots);
     for (size_t e = 0; e < m->nevents; e++)
@@ -345,6 +400,14 @@ void namespace_rebuild(pmda_ctx *ctx)
     ctx->events_serial = IDMAP_EVENTS_SERIAL;
     add_control(ctx, &t);
     relay *r = ctx->relay;
+    /* every prefix published in this round keeps its cluster, whatever
+     * the order the new ones are numbered in */
+    idmap_begin(ctx->ids, time(NULL));
+    for (size_t i = 0; i < r->nsources; i++) {
+        source *s = r->sources[i];
+        if (s->meta != NULL && s->state != SRC_DUPLICATE && s->state != SRC_REJECTED)
+            idmap_hold(ctx->ids, s->meta->prefix);
+    }
     for (size_t i = 0; i < r->nsources; i++) {
         source *s = r->sources[i];
         if (s->meta != NULL && s->state != SRC_DUPLICATE && s->state != SRC_REJECTED)

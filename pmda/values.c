@@ -15,53 +15,58 @@
  * data: this is the one pointer to the loop's context they can reach. */
 pmda_ctx *values_ctx;
 
-static void sync_sources_indom(pmda_ctx *ctx, pmdaIndom *idp, indom_ref *ir)
-{
-    relay *r = ctx->relay;
-    /* the list only changes in a poll, which always rebuilds the namespace */
-    if (ir->synced && ir->generation == ctx->rebuilds)
-        return;
-    const char **names = calloc(r->nsources ? r->nsources : 1, sizeof(char *));
-    if (names == NULL)
-        return;
-    for (size_t i = 0; i < r->nsources; i++)
-        names[i] = r->sources[i]->dir;
-    inst_table_fill(ir->table, idp, names, NULL, NULL, r->nsources);
-    free(names);
-    ir->generation = ctx->rebuilds;
-    ir->synced = true;
-}
+typedef const char *(*name_at_fn)(const void *list, size_t i);
 
-static void sync_events_indom(pmda_ctx *ctx, pmdaIndom *idp, indom_ref *ir)
+/* Bring an indom in line with a list of n names, once per generation of
+ * that list (the sources, the event streams, the runs). */
+static void sync_named_indom(pmdaIndom *idp, indom_ref *ir, uint64_t generation, size_t n,
+                             name_at_fn name_at, const void *list)
 {
-    if (ir->synced && ir->generation == ctx->rebuilds)
+    if (ir->synced && ir->generation == generation)
         return;
-    const char **names = calloc(ctx->nstreams ? ctx->nstreams : 1, sizeof(char *));
-    if (names == NULL)
-        return;
-    for (size_t i = 0; i < ctx->nstreams; i++)
-        names[i] = ctx->streams[i].name;
-    inst_table_fill(ir->table, idp, names, NULL, NULL, ctx->nstreams);
-    free(names);
-    ir->generation = ctx->rebuilds;
-    ir->synced = true;
-}
-
-static void sync_runs_indom(pmda_ctx *ctx, pmdaIndom *idp, indom_ref *ir)
-{
-    const runs *rs = ctx->runs;
-    if (rs == NULL || (ir->synced && ir->generation == rs->generation))
-        return;
-    size_t n = runs_count(rs);
     const char **names = calloc(n ? n : 1, sizeof(char *));
     if (names == NULL)
         return;
     for (size_t i = 0; i < n; i++)
-        names[i] = runs_name(rs, i);
+        names[i] = name_at(list, i);
     inst_table_fill(ir->table, idp, names, NULL, NULL, n);
     free(names);
-    ir->generation = rs->generation;
+    ir->generation = generation;
     ir->synced = true;
+}
+
+static const char *source_dir_at(const void *list, size_t i)
+{
+    return ((const relay *)list)->sources[i]->dir;
+}
+
+static const char *stream_name_at(const void *list, size_t i)
+{
+    return ((const pmda_ctx *)list)->streams[i].name;
+}
+
+static const char *run_name_at(const void *list, size_t i)
+{
+    return runs_name(list, i);
+}
+
+/* The sources and the event streams only change in a poll, which always
+ * rebuilds the namespace: the rebuild count is their generation. */
+static void sync_sources_indom(pmda_ctx *ctx, pmdaIndom *idp, indom_ref *ir)
+{
+    sync_named_indom(idp, ir, ctx->rebuilds, ctx->relay->nsources, source_dir_at, ctx->relay);
+}
+
+static void sync_events_indom(pmda_ctx *ctx, pmdaIndom *idp, indom_ref *ir)
+{
+    sync_named_indom(idp, ir, ctx->rebuilds, ctx->nstreams, stream_name_at, ctx);
+}
+
+static void sync_runs_indom(pmda_ctx *ctx, pmdaIndom *idp, indom_ref *ir)
+{
+    if (ctx->runs != NULL)
+        sync_named_indom(idp, ir, ctx->runs->generation, runs_count(ctx->runs), run_name_at,
+                         ctx->runs);
 }
 
 static void sync_stacks_indom(pmdaIndom *idp, indom_ref *ir)
@@ -73,15 +78,15 @@ static void sync_stacks_indom(pmdaIndom *idp, indom_ref *ir)
             inst_table_clear(idp);
         return;
     }
-    uint64_t gen = stacktab_generation(es->stacks);
+    uint64_t gen = stackcount_generation(es->stacks);
     if (ir->synced && ir->generation == gen)
         return;
-    size_t n = stacktab_count(es->stacks);
+    size_t n = stackcount_size(es->stacks);
     const char **names = calloc(n ? n : 1, sizeof(char *));
     if (names == NULL)
         return;
     for (size_t k = 0; k < n; k++)
-        names[k] = stacktab_entry(es->stacks, k)->name;
+        names[k] = stackcount_entry(es->stacks, k)->name;
     inst_table_fill(ir->table, idp, names, NULL, NULL, n);
     free(names);
     ir->generation = gen;
@@ -223,6 +228,9 @@ static int source_value(const metric_ref *ref, long pos, pmAtomValue *atom)
     case VT_INT64:
         atom->ll = v->u.i;
         break;
+    case VT_UINT64:
+        atom->ull = v->u.u;
+        break;
     case VT_DOUBLE:
         atom->d = v->u.d;
         break;
@@ -299,6 +307,10 @@ static int add_record(void *arg, const void *data, size_t len, int64_t when_ns)
             atom.ll = v->i;
             type = PM_TYPE_64;
             break;
+        case FT_UINT64:
+            atom.ull = (uint64_t)v->i;   /* decoded into the same 8 bytes */
+            type = PM_TYPE_U64;
+            break;
         case FT_DOUBLE:
             atom.d = v->d;
             type = PM_TYPE_DOUBLE;
@@ -351,8 +363,8 @@ static int stacks_value(const metric_ref *ref, long pos, pmAtomValue *atom)
 {
     const source *s = ref->src;
     const event_stream *es = s->streams != NULL ? s->streams[ref->index] : NULL;
-    const stack_entry *e = es != NULL && es->stacks != NULL && pos >= 0
-                               ? stacktab_entry(es->stacks, (size_t)pos) : NULL;
+    const stackcount_row *e = es != NULL && es->stacks != NULL && pos >= 0
+                               ? stackcount_entry(es->stacks, (size_t)pos) : NULL;
     if (e == NULL)
         return PM_ERR_INST;
     atom->ull = e->count;

@@ -17,12 +17,18 @@ relay_config *config_new_default(void)
     cfg->poll_interval = CONFIG_DEFAULT_POLL_INTERVAL;
     cfg->exec_timeout = CONFIG_DEFAULT_EXEC_TIMEOUT;
     cfg->max_document_size = CONFIG_DEFAULT_MAX_DOCUMENT;
+    cfg->max_document_memory = CONFIG_DEFAULT_DOCUMENT_MEMORY;
+    cfg->max_source_memory = CONFIG_DEFAULT_SOURCE_MEMORY;
+    cfg->max_total_memory = CONFIG_DEFAULT_TOTAL_MEMORY;
     cfg->event_queue_size = 16u * 1024 * 1024;
     cfg->max_record_size = 1024 * 1024;
     cfg->event_fetch_size = 512 * 1024;
     cfg->max_stacks = 10000;
+    cfg->pmid_clusters_per_root = 256;
+    cfg->pmid_clusters_reserved = 1024;
     cfg->stack_expiry = 600;
     cfg->exec_user = strdup("nobody");
+    cfg->exec_max_processes = 128;
     cfg->runs.max_duration = 300;
     cfg->runs.default_duration = 30;
     cfg->runs.max_concurrent = 1;
@@ -268,16 +274,38 @@ static int apply_key(relay_config *cfg, const char *key, json_t *v,
         cfg->max_document_size = (size_t)json_integer_value(v);
         return 0;
     }
+    if (strcmp(key, "max_document_memory") == 0 || strcmp(key, "max_source_memory") == 0 ||
+        strcmp(key, "max_total_memory") == 0) {
+        size_t *to = key[4] == 'd' ? &cfg->max_document_memory
+                     : key[4] == 's' ? &cfg->max_source_memory : &cfg->max_total_memory;
+        return parse_size(v, key, (json_int_t)1 << 20, (json_int_t)1 << 40, to, err, errlen);
+    }
     if (strcmp(key, "event_queue_size") == 0)
         return parse_size(v, key, 4096, (json_int_t)1 << 32, &cfg->event_queue_size, err, errlen);
     if (strcmp(key, "max_record_size") == 0)
         return parse_max_record(cfg, v, err, errlen, warn, warnlen);
     if (strcmp(key, "event_fetch_size") == 0)
         return parse_size(v, key, 65536, (json_int_t)12 << 20, &cfg->event_fetch_size, err, errlen);
+    if (strcmp(key, "pmid_clusters_per_root") == 0)
+        return parse_size(v, key, 1, 4095, &cfg->pmid_clusters_per_root, err, errlen);
+    if (strcmp(key, "pmid_clusters_reserved") == 0)
+        return parse_size(v, key, 0, 4094, &cfg->pmid_clusters_reserved, err, errlen);
     if (strcmp(key, "max_stacks") == 0)
         return parse_size(v, key, 1, 10000000, &cfg->max_stacks, err, errlen);
     if (strcmp(key, "stack_expiry") == 0)
         return parse_seconds(v, key, 1, 86400 * 365, &cfg->stack_expiry, err, errlen);
+    if (strcmp(key, "exec_max_processes") == 0)
+        return parse_size(v, key, 1, 1000000, &cfg->exec_max_processes, err, errlen);
+    if (strcmp(key, "exec_isolation") == 0) {
+        const char *iso = json_string_value(v);
+        if (iso == NULL || (strcmp(iso, "auto") != 0 && strcmp(iso, "reaper") != 0)) {
+            snprintf(err, errlen, "config: \"exec_isolation\" must be \"auto\" (a PID namespace "
+                     "per command where the kernel allows, else a reaper) or \"reaper\"");
+            return -1;
+        }
+        cfg->exec_reaper_only = strcmp(iso, "reaper") == 0;
+        return 0;
+    }
     if (strcmp(key, "exec_user") == 0) {
         if (!json_is_string(v) || json_string_length(v) == 0) {
             snprintf(err, errlen, "config: \"exec_user\" must be a user name");

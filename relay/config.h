@@ -3,7 +3,7 @@
  * pmdajson's keys keep their meaning: directory_list and
  * trusted_directory_list name directories walked for sources.  Our keys:
  * poll_interval and exec_timeout (seconds), max_document_size (bytes),
- * queue limits for later parts.  Unknown keys are reported, not fatal. */
+ * memory budgets, queue limits.  Unknown keys are reported, not fatal. */
 #ifndef STAPRELAY_CONFIG_H
 #define STAPRELAY_CONFIG_H
 
@@ -35,12 +35,22 @@ typedef struct relay_config {
     double poll_interval;        /* seconds between refreshes (default 1) */
     double exec_timeout;         /* seconds before data-exec is killed (2) */
     size_t max_document_size;    /* bytes per metadata/data document (16 MiB) */
+    size_t max_document_memory;  /* bytes parsing one document may take (128 MiB) */
+    size_t max_source_memory;    /* bytes one source may hold: values, names,
+                                  * metadata, event queues, stacks (64 MiB) */
+    size_t max_total_memory;     /* bytes all sources together may hold; those
+                                  * any user may write get half (512 MiB) */
     char *exec_user;             /* user for untrusted data-exec ("nobody") */
+    bool exec_reaper_only;       /* exec_isolation "reaper": no PID namespaces */
+    size_t exec_max_processes;   /* RLIMIT_NPROC for exec_user's commands (128) */
     size_t event_queue_size;     /* bytes of queued records per event stream (16 MiB) */
     size_t max_record_size;      /* largest event record in PCP's encoding (1 MiB;
                                   * at most EVENT_WIRE_MAX_RECORD, relay/events.h) */
     size_t event_fetch_size;     /* bytes of records, in PCP's encoding, handed to
                                   * one client per fetch (512 KiB) */
+    size_t pmid_clusters_per_root;  /* PMID clusters the prefixes of one untrusted
+                                     * root may hold (256) */
+    size_t pmid_clusters_reserved;  /* clusters kept for trusted sources (1024) */
     size_t max_stacks;           /* distinct stacks kept per stream (10000) */
     double stack_expiry;         /* seconds a stack stays without samples (600) */
     runs_config runs;
@@ -49,6 +59,9 @@ typedef struct relay_config {
 #define CONFIG_DEFAULT_POLL_INTERVAL 1.0
 #define CONFIG_DEFAULT_EXEC_TIMEOUT 2.0
 #define CONFIG_DEFAULT_MAX_DOCUMENT (16u * 1024 * 1024)
+#define CONFIG_DEFAULT_DOCUMENT_MEMORY ((size_t)128 << 20)
+#define CONFIG_DEFAULT_SOURCE_MEMORY ((size_t)64 << 20)
+#define CONFIG_DEFAULT_TOTAL_MEMORY ((size_t)512 << 20)
 
 /* Defaults: no directories. */
 relay_config *config_new_default(void);

@@ -20,8 +20,18 @@ doc_status doc_read(const char *path, size_t max, char **buf, size_t *len,
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(e));
         return (e == EBUSY || e == EAGAIN) ? DOC_BUSY : DOC_ERROR;
     }
+    return doc_read_fd(fd, path, max, buf, len, err, errlen);
+}
+
+doc_status doc_read_fd(int fd, const char *path, size_t max, char **buf, size_t *len,
+                       char *err, size_t errlen)
+{
+    *buf = NULL;
+    *len = 0;
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (fstat(fd, &st) != 0)
+        memset(&st, 0, sizeof(st));
+    if (S_ISDIR(st.st_mode)) {
         close(fd);
         snprintf(err, errlen, "%s is a directory", path);
         return DOC_ERROR;

@@ -17,5 +17,9 @@ typedef enum {
 /* On DOC_OK *buf is malloc'd (NUL-terminated, owned by the caller). */
 doc_status doc_read(const char *path, size_t max, char **buf, size_t *len,
                     char *err, size_t errlen);
+/* The same from a descriptor opened for reading (non-blocking); fd is
+ * closed before returning.  path names it in messages. */
+doc_status doc_read_fd(int fd, const char *path, size_t max, char **buf, size_t *len,
+                       char *err, size_t errlen);
 
 #endif

@@ -1,5 +1,6 @@
 /* events: validate, fold and queue event records. */
 #include "relay/events.h"
+#include "relay/jsondoc.h"
 #include "relay/pointer.h"
 #include "relay/stack.h"
 
@@ -25,7 +26,7 @@ event_stream *event_stream_new(const meta_event *meta, const event_limits *lim)
     if (es->queue != NULL && meta->replay)
         evqueue_set_replay(es->queue, true);
     if (meta->stack_field >= 0)
-        es->stacks = stacktab_new(lim->max_stacks, lim->stack_expiry);
+        es->stacks = stackcount_new(lim->max_stacks, lim->stack_expiry);
     if (es->queue == NULL || (meta->stack_field >= 0 && es->stacks == NULL)) {
         event_stream_free(es);
         return NULL;
@@ -38,7 +39,7 @@ void event_stream_free(event_stream *es)
     if (es == NULL)
         return;
     evqueue_free(es->queue);
-    stacktab_free(es->stacks);
+    stackcount_free(es->stacks);
     free(es);
 }
 
@@ -72,6 +73,12 @@ static int blob_string(blob *b, uint8_t tag, const char *s, size_t n)
     return blob_put(b, &tag, 1) | blob_put(b, &len, sizeof(len)) | blob_put(b, s, n);
 }
 
+/* Tags whose payload is 8 bytes: integers, unsigned and doubles. */
+static bool fixed8(uint8_t tag)
+{
+    return tag == 1 + FT_INT64 || tag == 1 + FT_DOUBLE || tag == 1 + FT_UINT64;
+}
+
 int event_blob_decode(const void *data, size_t len, field_value *vals, size_t nfields)
 {
     const unsigned char *p = data, *end = p + len;
@@ -84,13 +91,13 @@ int event_blob_decode(const void *data, size_t len, field_value *vals, size_t nf
             continue;
         vals[f].present = true;
         vals[f].type = (field_type)(tag - 1);
-        if (tag == 1 + FT_INT64 || tag == 1 + FT_DOUBLE) {
+        if (fixed8(tag)) {
             if (end - p < 8)
                 return -1;
-            if (tag == 1 + FT_INT64)
-                memcpy(&vals[f].i, p, 8);
-            else
+            if (tag == 1 + FT_DOUBLE)
                 memcpy(&vals[f].d, p, 8);
+            else
+                memcpy(&vals[f].i, p, 8);   /* FT_UINT64: the same 8 bytes */
             p += 8;
         } else {
             uint32_t n;
@@ -121,7 +128,7 @@ size_t event_blob_wire_size(const void *data, size_t len)
         uint8_t tag = *p++;
         if (tag == 0)
             continue;   /* absent: no parameter at all */
-        if (tag == 1 + FT_INT64 || tag == 1 + FT_DOUBLE) {
+        if (fixed8(tag)) {
             wire += EVENT_WIRE_PARAM_HDR + 8;
             p += 8;
             continue;
@@ -178,6 +185,45 @@ static void reject(event_stream *es, const log_sink *log, const char *src, size_
                 es->meta->name, why);
 }
 
+static const char *const type_names[] = {
+    [FT_INT64] = "an integer", [FT_DOUBLE] = "a number", [FT_STRING] = "a string",
+    [FT_STACK] = "a stack string", [FT_UINT64] = "an unsigned integer",
+};
+
+/* Encode one 8-byte field value, or say why not. */
+static const char *encode_number(blob *b, const meta_field *f, json_t *v, char *why,
+                                 size_t whylen)
+{
+    uint8_t tag = (uint8_t)(1 + f->type);
+    unsigned char raw[8];
+    num_status st;
+    if (f->type == FT_INT64) {
+        int64_t i;
+        st = jsondoc_int64(v, &i);
+        memcpy(raw, &i, 8);
+    } else if (f->type == FT_UINT64) {
+        uint64_t u;
+        st = jsondoc_uint64(v, &u);
+        memcpy(raw, &u, 8);
+    } else {
+        double d;
+        st = jsondoc_double(v, &d);
+        memcpy(raw, &d, 8);
+    }
+    if (st == NUM_RANGE) {
+        snprintf(why, whylen, "field \"%s\": number out of range for %s", f->name,
+                 type_names[f->type]);
+        return why;
+    }
+    if (st != NUM_OK) {
+        snprintf(why, whylen, "field \"%s\" is not %s", f->name, type_names[f->type]);
+        return why;
+    }
+    blob_put(b, &tag, 1);
+    blob_put(b, raw, 8);
+    return NULL;
+}
+
 /* Encode one field; *folded gets the canonical stack for a stack field.
  * Returns NULL on success or the reason the record is rejected. */
 static const char *encode_field(blob *b, const meta_field *f, json_t *v, char **folded,
@@ -192,51 +238,31 @@ static const char *encode_field(blob *b, const meta_field *f, json_t *v, char **
         blob_put(b, &absent, 1);
         return NULL;
     }
-    switch (f->type) {
-    case FT_INT64:
-        if (!json_is_integer(v))
-            break;
-        {
-            int64_t i = json_integer_value(v);
-            blob_put(b, &tag, 1);
-            blob_put(b, &i, 8);
-        }
-        return NULL;
-    case FT_DOUBLE:
-        if (!json_is_number(v))
-            break;
-        {
-            double d = json_number_value(v);
-            blob_put(b, &tag, 1);
-            blob_put(b, &d, 8);
-        }
-        return NULL;
-    case FT_STRING:
-        if (!json_is_string(v))
-            break;
-        blob_string(b, tag, json_string_value(v), json_string_length(v));
-        return NULL;
-    case FT_STACK: {
-        if (!json_is_string(v))
-            break;
-        size_t nframes;
-        char err[160];   /* names the line that is not a frame */
-        char *fs = stack_fold(json_string_value(v), &nframes, err, sizeof(err));
-        if (fs == NULL) {
-            snprintf(why, whylen, "field \"%s\": %s", f->name, err);
-            return why;
-        }
-        blob_string(b, tag, fs, strlen(fs));
-        if (*folded == NULL)
-            *folded = fs;
-        else
-            free(fs);
+    if (f->type == FT_INT64 || f->type == FT_UINT64 || f->type == FT_DOUBLE)
+        return encode_number(b, f, v, why, whylen);
+    size_t len;
+    const char *text = jsondoc_string(v, &len);
+    if (text == NULL) {
+        snprintf(why, whylen, "field \"%s\" is not %s", f->name, type_names[f->type]);
+        return why;
+    }
+    if (f->type == FT_STRING) {
+        blob_string(b, tag, text, len);
         return NULL;
     }
+    size_t nframes;
+    char err[160];   /* names the line that is not a frame */
+    char *fs = stack_fold(text, &nframes, err, sizeof(err));
+    if (fs == NULL) {
+        snprintf(why, whylen, "field \"%s\": %s", f->name, err);
+        return why;
     }
-    static const char *tn[] = {"an integer", "a number", "a string", "a stack string"};
-    snprintf(why, whylen, "field \"%s\" is not %s", f->name, tn[f->type]);
-    return why;
+    blob_string(b, tag, fs, strlen(fs));
+    if (*folded == NULL)
+        *folded = fs;
+    else
+        free(fs);
+    return NULL;
 }
 
 static const char *record_time(const event_stream *es, json_t *rec, int64_t now_ns,
@@ -246,18 +272,30 @@ static const char *record_time(const event_stream *es, json_t *rec, int64_t now_
     if (es->meta->timestamp == NULL)
         return NULL;
     json_t *t = pointer_get(rec, es->meta->timestamp, NULL);
-    if (!json_is_integer(t)) {
+    int64_t v, ns;
+    num_status st = jsondoc_int64(t, &v);
+    if (st == NUM_NOT_NUMBER) {
         snprintf(why, whylen, "timestamp missing or not an integer");
         return why;
     }
-    int64_t v = json_integer_value(t);
-    if (v > INT64_MAX / es->meta->ts_scale || v * es->meta->ts_scale < TS_MIN_NS ||
-        v * es->meta->ts_scale > now_ns + TS_FUTURE_NS) {
-        snprintf(why, whylen, "absurd timestamp %" PRId64, v);
+    if (st == NUM_RANGE || __builtin_mul_overflow(v, es->meta->ts_scale, &ns) ||
+        ns < TS_MIN_NS || ns > now_ns + TS_FUTURE_NS) {
+        const char *text = jsondoc_number_text(t);
+        if (text != NULL)
+            snprintf(why, whylen, "absurd timestamp %.40s", text);
+        else
+            snprintf(why, whylen, "absurd timestamp %" PRId64, v);
         return why;
     }
-    *when = v * es->meta->ts_scale;
+    *when = ns;
     return NULL;
+}
+
+/* Counters only go up: a sum that would pass UINT64_MAX stays there. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
 /* Sequence numbers: an old number is a duplicate (the same document read
@@ -269,14 +307,18 @@ static const char *record_time(const event_stream *es, json_t *rec, int64_t now_
  * dropped counter went back in the same read.  Otherwise its records are
  * duplicates.  (Comparing with the newest time seen instead would miss a
  * restart of a producer whose clock ran ahead.) */
-static bool sequence_ok(event_stream *es, json_t *rec, bool first_of_read, int64_t when)
+typedef enum { SEQ_NEW, SEQ_DUPLICATE, SEQ_BAD } seq_verdict;
+
+static seq_verdict sequence_ok(event_stream *es, json_t *rec, bool first_of_read, int64_t when)
 {
     if (es->meta->sequence == NULL)
-        return true;
-    json_t *s = pointer_get(rec, es->meta->sequence, NULL);
-    if (!json_is_integer(s))
-        return true;
-    int64_t seq = json_integer_value(s);
+        return SEQ_NEW;
+    int64_t seq;
+    num_status st = jsondoc_int64(pointer_get(rec, es->meta->sequence, NULL), &seq);
+    if (st == NUM_NOT_NUMBER)
+        return SEQ_NEW;   /* a record without a number is taken as new */
+    if (st == NUM_RANGE)
+        return SEQ_BAD;
     if (es->have_seq && seq <= es->last_seq) {
         bool new_history = es->meta->timestamp != NULL && when != INT64_MIN &&
                            when != es->first_when;
@@ -284,36 +326,59 @@ static bool sequence_ok(event_stream *es, json_t *rec, bool first_of_read, int64
                        (new_history || es->dropped_went_back);
         if (!restart) {
             es->duplicates++;
-            return false;
+            return SEQ_DUPLICATE;
         }
         es->have_seq = false;
     }
-    if (es->have_seq && seq > es->last_seq + 1)
-        es->lost += (uint64_t)(seq - es->last_seq - 1);
+    /* seq > last_seq here: the gap fits in 64 unsigned bits */
+    if (es->have_seq && (uint64_t)seq - (uint64_t)es->last_seq > 1)
+        es->lost = sat_add(es->lost, (uint64_t)seq - (uint64_t)es->last_seq - 1);
     if (!es->have_seq)
         es->first_when = when;   /* the record a history starts with */
     es->have_seq = true;
     es->last_seq = seq;
-    return true;
+    return SEQ_NEW;
 }
 
 static void note_producer_drops(event_stream *es, json_t *doc)
 {
     if (es->meta->dropped == NULL)
         return;
-    json_t *d = pointer_get(doc, es->meta->dropped, NULL);
-    if (!json_is_integer(d))
+    int64_t v;
+    /* a count below zero, or beyond int64, is no count: ignored */
+    if (jsondoc_int64(pointer_get(doc, es->meta->dropped, NULL), &v) != NUM_OK || v < 0)
         return;
-    int64_t v = json_integer_value(d);
     es->dropped_went_back = es->have_dropped && v < es->last_dropped;
     /* a running count: add what is new; a smaller value means the
      * producer restarted and counts from zero again */
     if (es->have_dropped && v >= es->last_dropped)
-        es->lost += (uint64_t)(v - es->last_dropped);
-    else if (v > 0)
-        es->lost += (uint64_t)v;
+        es->lost = sat_add(es->lost, (uint64_t)(v - es->last_dropped));
+    else
+        es->lost = sat_add(es->lost, (uint64_t)v);
     es->have_dropped = true;
     es->last_dropped = v;
+}
+
+/* A record's weight in the stacks counter: its count field (at least 1),
+ * or 1 without one.  NULL, or the reason the record is rejected. */
+static const char *record_weight(const event_stream *es, json_t *rec, uint64_t *weight,
+                                 char *why, size_t whylen)
+{
+    const meta_event *me = es->meta;
+    *weight = 1;
+    if (me->count_field < 0)
+        return NULL;
+    json_t *c = pointer_get(rec, me->fields[me->count_field].pointer, NULL);
+    if (c == NULL || json_is_null(c))
+        return NULL;   /* optional and absent: one sample */
+    int64_t i;
+    if (jsondoc_uint64(c, weight) == NUM_OK && *weight >= 1)
+        return NULL;
+    if (jsondoc_int64(c, &i) == NUM_OK)
+        snprintf(why, whylen, "field \"count\" is %" PRId64 ": a count must be at least 1", i);
+    else
+        snprintf(why, whylen, "field \"count\" must be an integer of at least 1");
+    return why;
 }
 
 void event_stream_ingest(event_stream *es, json_t *doc, int64_t now_ns, const log_sink *log,
@@ -337,8 +402,16 @@ void event_stream_ingest(event_stream *es, json_t *doc, int64_t now_ns, const lo
         int64_t when;
         const char *bad = record_time(es, rec, now_ns, &when, why, sizeof(why));
         /* a rejected record still takes its number: it is not lost too */
-        if (!sequence_ok(es, rec, i == 0, bad == NULL ? when : INT64_MIN))
+        seq_verdict sv = sequence_ok(es, rec, i == 0, bad == NULL ? when : INT64_MIN);
+        if (sv == SEQ_DUPLICATE)
             continue;
+        if (sv == SEQ_BAD && bad == NULL) {
+            snprintf(why, sizeof(why), "sequence number out of range (beyond 64-bit signed)");
+            bad = why;
+        }
+        uint64_t weight = 1;
+        if (bad == NULL)
+            bad = record_weight(es, rec, &weight, why, sizeof(why));
         char *folded = NULL;
         b.len = 0;
         for (size_t f = 0; bad == NULL && f < me->nfields; f++)
@@ -367,15 +440,8 @@ void event_stream_ingest(event_stream *es, json_t *doc, int64_t now_ns, const lo
             continue;
         }
         es->received++;
-        if (folded != NULL && es->stacks != NULL) {
-            uint64_t weight = 1;
-            if (me->count_field >= 0) {
-                json_t *c = pointer_get(rec, me->fields[me->count_field].pointer, NULL);
-                if (json_is_integer(c) && json_integer_value(c) > 0)
-                    weight = (uint64_t)json_integer_value(c);
-            }
-            stacktab_add(es->stacks, folded, weight, (double)now_ns / 1e9);
-        }
+        if (folded != NULL && es->stacks != NULL)
+            stackcount_add(es->stacks, folded, weight, (double)now_ns / 1e9);
         free(folded);
     }
     free(b.buf);

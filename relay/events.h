@@ -17,7 +17,7 @@
 #include "relay/evqueue.h"
 #include "relay/log.h"
 #include "relay/metadata.h"
-#include "relay/stacktab.h"
+#include "relay/stackcount.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -53,7 +53,7 @@ typedef struct event_limits {
 typedef struct event_stream {
     const meta_event *meta;  /* borrowed from the source's metadata */
     evqueue *queue;
-    stacktab *stacks;        /* NULL without a stack field */
+    stackcount *stacks;      /* NULL without a stack field */
     bool have_seq;
     int64_t last_seq;
     int64_t first_when;      /* time of the record the current history began with */

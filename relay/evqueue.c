@@ -95,17 +95,29 @@ static void trim_consumed(evqueue *q)
         evict_head(q);
 }
 
-int evqueue_append(evqueue *q, const void *data, size_t len, int64_t when_ns)
+/* Make room for need more bytes within the bound. */
+static void evict_for(evqueue *q, size_t need)
 {
-    size_t need = record_cost(len);
-    if (need > q->max_bytes)
-        return -1;
     while (q->head != NULL && q->st.bytes + need > q->max_bytes) {
         /* with no reader at all the record is still lost to whoever
          * connects next: counted apart from drops clients were told of */
         if (!evict_head(q) && q->nclients == 0)
             q->st.expired++;
     }
+}
+
+void evqueue_set_max_bytes(evqueue *q, size_t max_bytes)
+{
+    q->max_bytes = max_bytes;
+    evict_for(q, 0);
+}
+
+int evqueue_append(evqueue *q, const void *data, size_t len, int64_t when_ns)
+{
+    size_t need = record_cost(len);
+    if (need > q->max_bytes)
+        return -1;
+    evict_for(q, need);
     record *r = malloc(sizeof(record) + len);
     if (r == NULL)
         return -1;

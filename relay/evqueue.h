@@ -37,6 +37,10 @@ void evqueue_free(evqueue *q);
  * missed.  For bounded investigations (docs/runs.md). */
 void evqueue_set_replay(evqueue *q, bool replay);
 
+/* Change the bound (a source's memory budget shrinks or grows it); the
+ * oldest records go at once while more is held, counted as any eviction. */
+void evqueue_set_max_bytes(evqueue *q, size_t max_bytes);
+
 /* Copy a record in.  Returns 0, or -1 if it alone exceeds the bound. */
 int evqueue_append(evqueue *q, const void *data, size_t len, int64_t when_ns);
 

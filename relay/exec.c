@@ -1,5 +1,6 @@
 /* exec: non-blocking child processes for data-exec. */
 #include "relay/exec.h"
+#include "relay/reaper.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,9 +9,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+typedef enum { MODE_GROUP, MODE_PIDNS, MODE_REAPER } exec_mode;
+
+/* After a reaper is asked to stop, how long before it is killed too. */
+#define REAPER_GRACE 2.0
 
 struct exec_job {
     struct ev_loop *loop;
@@ -18,6 +28,8 @@ struct exec_job {
     ev_timer timer_w;
     ev_child child_w;
     pid_t pid;
+    exec_mode mode;
+    bool stopping;          /* a reaper was asked to stop */
     int out_fd, err_fd;
     bool exited;
     exec_result res;
@@ -34,17 +46,14 @@ static char *const clean_env[] = {
     NULL,
 };
 
-/* In the child: never returns. */
-static void child_exec(char *const argv[], const exec_opts *o, int out_w, int err_w)
+/* In the child: what every command gets before anything else.  The
+ * parent's handlers (libev's, Check's) must not run here: a signal sent
+ * before exec would act on the parent's state.  Signals stay blocked
+ * (from before the fork) until the command is about to run. */
+static void child_plumbing(const exec_opts *o, int out_w, int err_w)
 {
-    /* The parent's handlers (libev's, Check's) must not run here: a
-     * signal sent before exec would act on the parent's state.  Signals
-     * are blocked from before the fork until every handler is reset. */
     for (int sig = 1; sig < NSIG; sig++)
         signal(sig, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
     setsid();
     if (o->parent_death_signal != 0)
         prctl(PR_SET_PDEATHSIG, o->parent_death_signal);
@@ -53,18 +62,36 @@ static void child_exec(char *const argv[], const exec_opts *o, int out_w, int er
         _exit(126);
     /* Nothing of the PMDA (pmcd's pipe, state files) leaks into the command. */
     close_range(3, ~0U, 0);
+}
+
+typedef struct command {
+    char *const *argv;
+    const exec_opts *o;
+} command;
+
+/* In the child: become the command.  Never returns. */
+static void child_command(void *arg)
+{
+    const command *c = arg;
+    const exec_opts *o = c->o;
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     if (o->cwd != NULL && chdir(o->cwd) != 0) {
         dprintf(2, "cannot chdir to %s: %s", o->cwd, strerror(errno));
         _exit(126);
     }
     if (o->drop_privileges) {
-        if (setgroups(0, NULL) != 0 || setgid(o->gid) != 0 || setuid(o->uid) != 0) {
+        /* the limit counts every process of the uid: set while still root */
+        struct rlimit nproc = {o->max_processes, o->max_processes};
+        if ((o->max_processes > 0 && setrlimit(RLIMIT_NPROC, &nproc) != 0) ||
+            setgroups(0, NULL) != 0 || setgid(o->gid) != 0 || setuid(o->uid) != 0) {
             dprintf(2, "cannot switch to uid %d: %s", (int)o->uid, strerror(errno));
             _exit(126);
         }
     }
-    execvpe(argv[0], argv, o->env != NULL ? o->env : clean_env);
-    dprintf(2, "cannot execute %s: %s", argv[0], strerror(errno));
+    execvpe(c->argv[0], c->argv, o->env != NULL ? o->env : clean_env);
+    dprintf(2, "cannot execute %s: %s", c->argv[0], strerror(errno));
     _exit(127);
 }
 
@@ -105,10 +132,24 @@ static void job_maybe_finish(exec_job *j)
     free(res.out);
 }
 
+/* Kill the command and everything it started: a PID namespace dies with
+ * its first process; a reaper kills its tree when asked, and is killed
+ * itself (with its group) if it has not gone after a grace period. */
 static void job_kill(exec_job *j)
 {
-    if (!j->exited)
-        kill(-j->pid, SIGKILL);
+    if (!j->exited) {
+        if (j->mode == MODE_PIDNS) {
+            kill(j->pid, SIGKILL);
+        } else if (j->mode == MODE_REAPER && !j->stopping) {
+            kill(j->pid, SIGTERM);
+            j->stopping = true;
+            ev_timer_stop(j->loop, &j->timer_w);
+            ev_timer_set(&j->timer_w, REAPER_GRACE, 0.);
+            ev_timer_start(j->loop, &j->timer_w);
+        } else {
+            kill(-j->pid, SIGKILL);
+        }
+    }
     /* A daemonised grandchild may keep the pipe open: stop reading now. */
     job_close_pipes(j);
 }
@@ -188,6 +229,10 @@ static void on_timeout(struct ev_loop *loop, ev_timer *w, int revents)
 {
     (void)loop; (void)revents;
     exec_job *j = w->data;
+    if (j->stopping) {
+        kill(-j->pid, SIGKILL);   /* the reaper did not stop in time */
+        return;
+    }
     j->res.timed_out = true;
     job_kill(j);
     job_maybe_finish(j);
@@ -205,21 +250,55 @@ static void on_child(struct ev_loop *loop, ev_child *w, int revents)
     job_maybe_finish(j);
 }
 
-pid_t exec_spawn(char *const argv[], const exec_opts *opts, int out_fd, int err_fd,
-                 char *err, size_t errlen)
+/* A child as first process of a new PID namespace: fork's semantics
+ * (raw clone without a new stack), pid 1 in its namespace. */
+static pid_t fork_pidns(void)
 {
+    return (pid_t)syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, NULL, NULL, NULL, NULL);
+}
+
+static pid_t spawn(char *const argv[], const exec_opts *opts, int out_fd, int err_fd,
+                   exec_mode *mode, char *err, size_t errlen)
+{
+    command c = {argv, opts};
+    pid_t parent = getpid();
     sigset_t all, old;
     sigfillset(&all);
     sigprocmask(SIG_SETMASK, &all, &old);
-    pid_t pid = fork();
-    if (pid == 0)
-        child_exec(argv, opts, out_fd, err_fd);
+    pid_t pid = -1;
+    *mode = MODE_GROUP;
+    if (opts->containment == EXEC_CONTAIN) {
+        pid = fork_pidns();
+        if (pid >= 0)
+            *mode = MODE_PIDNS;
+        /* not allowed here (no CAP_SYS_ADMIN, a container's seccomp, the
+         * namespace limit): the reaper alone, which needs nothing */
+    }
+    if (pid < 0) {
+        pid = fork();
+        if (opts->containment != EXEC_PLAIN)
+            *mode = MODE_REAPER;
+    }
+    if (pid == 0) {
+        child_plumbing(opts, out_fd, err_fd);
+        if (*mode == MODE_GROUP)
+            child_command(&c);
+        /* contained: a reaper of ours between us and the command */
+        reaper_run(child_command, &c, parent);
+    }
     int saved = errno;
     sigprocmask(SIG_SETMASK, &old, NULL);
     errno = saved;
     if (pid < 0)
         snprintf(err, errlen, "fork: %s", strerror(errno));
     return pid;
+}
+
+pid_t exec_spawn(char *const argv[], const exec_opts *opts, int out_fd, int err_fd,
+                 char *err, size_t errlen)
+{
+    exec_mode mode;
+    return spawn(argv, opts, out_fd, err_fd, &mode, err, errlen);
 }
 
 exec_job *exec_start(struct ev_loop *loop, char *const argv[], const exec_opts *opts,
@@ -247,7 +326,8 @@ exec_job *exec_start(struct ev_loop *loop, char *const argv[], const exec_opts *
         close(outp[0]); close(outp[1]); close(errp[0]); close(errp[1]);
         return NULL;
     }
-    pid_t pid = exec_spawn(argv, opts, outp[1], errp[1], err, errlen);
+    exec_mode mode;
+    pid_t pid = spawn(argv, opts, outp[1], errp[1], &mode, err, errlen);
     close(outp[1]);
     close(errp[1]);
     if (pid < 0) {
@@ -259,6 +339,7 @@ exec_job *exec_start(struct ev_loop *loop, char *const argv[], const exec_opts *
     }
     j->loop = loop;
     j->pid = pid;
+    j->mode = mode;
     j->out_fd = outp[0];
     j->err_fd = errp[0];
     j->max = opts->max_output;
@@ -278,12 +359,32 @@ exec_job *exec_start(struct ev_loop *loop, char *const argv[], const exec_opts *
     return j;
 }
 
+/* Wait up to seconds for pid; true when it was reaped. */
+static bool reap_within(pid_t pid, double seconds)
+{
+    for (int i = 0; i < (int)(seconds * 100); i++) {
+        pid_t r = waitpid(pid, NULL, WNOHANG);
+        if (r == pid || (r < 0 && errno == ECHILD))
+            return true;
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return false;
+}
+
 void exec_cancel(exec_job *j)
 {
     if (j == NULL)
         return;
     if (!j->exited) {
-        kill(-j->pid, SIGKILL);
+        if (j->mode == MODE_REAPER) {
+            /* the reaper kills its whole tree, then exits */
+            kill(j->pid, SIGTERM);
+            if (!reap_within(j->pid, REAPER_GRACE))
+                kill(-j->pid, SIGKILL);
+        } else {
+            kill(j->mode == MODE_PIDNS ? j->pid : -j->pid, SIGKILL);
+        }
         /* The child is gone within moments; reap it so no zombie stays. */
         waitpid(j->pid, NULL, 0);
     }

@@ -1,9 +1,13 @@
 /* exec: run a data-exec command without a shell and without blocking the
- * loop.  The child gets a new session (so its whole process group can be
- * killed), /dev/null on stdin, no inherited descriptors, a clean
- * environment, and optionally another uid/gid.  Its stdout is collected
- * through libev up to a size cap; after the time-out the group is killed.
- * The done callback always fires exactly once (unless cancelled). */
+ * loop.  The child gets a new session, /dev/null on stdin, no inherited
+ * descriptors, a clean environment, and optionally another uid/gid and a
+ * limit on the processes that uid may have (RLIMIT_NPROC).  Its stdout is
+ * collected through libev up to a size cap; after the time-out it is
+ * killed.  Contained (exec_start's commands): every descendant dies with
+ * it, however it escaped the process group (a new session, a double
+ * fork): the command runs as the first process of a PID namespace of its
+ * own where the kernel allows, else under a reaper (relay/reaper.h).  The
+ * done callback always fires exactly once (unless cancelled). */
 #ifndef STAPRELAY_EXEC_H
 #define STAPRELAY_EXEC_H
 
@@ -11,6 +15,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+typedef enum {
+    EXEC_PLAIN = 0,        /* a process group, killed as one (exec_spawn) */
+    EXEC_CONTAIN,          /* a PID namespace where possible, else a reaper */
+    EXEC_CONTAIN_REAPER,   /* always the reaper (no PID namespace) */
+} exec_containment;
 
 typedef struct exec_opts {
     const char *cwd;        /* NULL: leave as is */
@@ -21,6 +31,8 @@ typedef struct exec_opts {
     size_t max_output;      /* bytes of stdout kept; more is an error */
     char *const *env;       /* NULL: PATH, LANG=C and LC_ALL=C only */
     int parent_death_signal;/* 0, or a signal the child gets if we die */
+    exec_containment containment;
+    unsigned long max_processes; /* RLIMIT_NPROC with drop_privileges (0: none) */
 } exec_opts;
 
 typedef struct exec_result {

@@ -141,25 +141,32 @@ static void on_timeout(struct ev_loop *loop, ev_timer *w, int revents)
 fiforead *fiforead_start(struct ev_loop *loop, const char *path, size_t max, double timeout,
                          fiforead_done_fn done, void *arg, char *err, size_t errlen)
 {
-    fiforead *fr = calloc(1, sizeof(*fr));
-    if (fr == NULL) {
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
     /* O_NONBLOCK: opening a FIFO for reading never waits for a writer;
      * readiness comes once the writer has connected and written. */
-    fr->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    fr->cap = 8192;
-    fr->buf = malloc(fr->cap + 1);
-    if (fr->fd < 0 || fr->buf == NULL) {
-        snprintf(err, errlen, "cannot open %s: %s", path,
-                 fr->fd < 0 ? strerror(errno) : "out of memory");
-        if (fr->fd >= 0)
-            close(fr->fd);
-        free(fr->buf);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    return fiforead_start_fd(loop, fd, path, max, timeout, done, arg, err, errlen);
+}
+
+fiforead *fiforead_start_fd(struct ev_loop *loop, int fd, const char *path, size_t max,
+                            double timeout, fiforead_done_fn done, void *arg, char *err,
+                            size_t errlen)
+{
+    fiforead *fr = calloc(1, sizeof(*fr));
+    if (fr != NULL) {
+        fr->cap = 8192;
+        fr->buf = malloc(fr->cap + 1);
+    }
+    if (fr == NULL || fr->buf == NULL) {
+        snprintf(err, errlen, "out of memory");
+        close(fd);
         free(fr);
         return NULL;
     }
+    fr->fd = fd;
     fr->loop = loop;
     fr->max = max;
     fr->done = done;

@@ -23,6 +23,11 @@ typedef struct fiforead fiforead;
 
 fiforead *fiforead_start(struct ev_loop *loop, const char *path, size_t max, double timeout,
                          fiforead_done_fn done, void *arg, char *err, size_t errlen);
+/* The same on a FIFO already opened for reading, non-blocking (the read
+ * owns fd from here, also when it fails).  path names it in messages. */
+fiforead *fiforead_start_fd(struct ev_loop *loop, int fd, const char *path, size_t max,
+                            double timeout, fiforead_done_fn done, void *arg, char *err,
+                            size_t errlen);
 void fiforead_cancel(fiforead *fr);
 
 #endif

@@ -1,5 +1,6 @@
 /* metadata: parse and validate metadata.json into the flat model. */
 #include "relay/metadata.h"
+#include "relay/jsondoc.h"
 #include "relay/pointer.h"
 #include "relay/strmap.h"
 
@@ -10,6 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* PCP's PMNS grammar, in ASCII whatever the locale: each component a
+ * letter, then letters, digits and underscores. */
+static bool ascii_alpha(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+static bool ascii_alnum_(char c)
+{
+    return ascii_alpha(c) || (c >= '0' && c <= '9') || c == '_';
+}
+
 int metadata_name_ok(const char *name)
 {
     if (name == NULL || *name == '\0')
@@ -17,12 +30,12 @@ int metadata_name_ok(const char *name)
     int at_start = 1;
     for (const char *p = name; *p; p++) {
         if (at_start) {
-            if (!isalpha((unsigned char)*p))
+            if (!ascii_alpha(*p))
                 return 0;
             at_start = 0;
         } else if (*p == '.') {
             at_start = 1;
-        } else if (!isalnum((unsigned char)*p) && *p != '_') {
+        } else if (!ascii_alnum_(*p)) {
             return 0;
         }
     }
@@ -38,6 +51,10 @@ static void problem(source_meta *m, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
+    if (m->nproblems >= META_MAX_PROBLEMS) {
+        m->problems_untold++;   /* said once, at the end of the parse */
+        return;
+    }
     char **np = realloc(m->problems, (m->nproblems + 1) * sizeof(char *));
     if (np == NULL)
         return;
@@ -200,14 +217,32 @@ fail:
 /* ---- metrics ---------------------------------------------------------- */
 
 /* Names already taken, as leaves and as interior nodes, so "a" and "a.b"
- * cannot both exist (the PMNS could not hold them). */
+ * cannot both exist (the PMNS could not hold them); their number and
+ * length are bounded as PCP bounds them (metadata.h). */
 typedef struct {
     strmap *leaves;
     strmap *nodes;
+    const char *prefix;
+    size_t count;
+    size_t over;        /* names refused for their number: said once, at the end */
+    bool last_over;     /* the last claim was one of them */
 } name_space;
 
 static int claim_name(name_space *ns, const char *name, char *why, size_t whylen)
 {
+    size_t len = strlen(ns->prefix) + 1 + strlen(name);
+    ns->last_over = false;
+    if (len > META_NAME_MAX) {
+        snprintf(why, whylen, "the name is %zu bytes long with its prefix, more than the %d "
+                 "PCP allows below staprelay.", len, META_NAME_MAX);
+        return -1;
+    }
+    ns->last_over = ns->count >= META_MAX_NAMES;
+    if (ns->last_over) {
+        ns->over++;
+        snprintf(why, whylen, "more than %d names in one source", META_MAX_NAMES);
+        return -1;
+    }
     if (strmap_get(ns->leaves, name, NULL)) {
         snprintf(why, whylen, "duplicate metric name");
         return -1;
@@ -222,7 +257,7 @@ static int claim_name(name_space *ns, const char *name, char *why, size_t whylen
     for (char *d = strchr(copy, '.'); d != NULL; d = strchr(d + 1, '.')) {
         *d = '\0';
         if (strmap_get(ns->leaves, copy, NULL)) {
-            snprintf(why, whylen, "\"%s\" is already a metric", copy);
+            snprintf(why, whylen, "\"%.120s\" is already a metric", copy);
             free(copy);
             return -1;
         }
@@ -234,14 +269,48 @@ static int claim_name(name_space *ns, const char *name, char *why, size_t whylen
         *d = '.';
     }
     strmap_put(ns->leaves, name, 1);
+    ns->count++;
     free(copy);
     return 0;
 }
 
+/* Claim <full>.<leaf> (an event's records, fields and stacks). */
+static int claim_leaf(name_space *ns, const char *full, const char *leaf, char *why,
+                      size_t whylen)
+{
+    size_t n = strlen(full) + strlen(leaf) + 2;
+    char *name = malloc(n);
+    if (name == NULL) {
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
+    snprintf(name, n, "%s.%s", full, leaf);
+    int rc = claim_name(ns, name, why, whylen);
+    free(name);
+    return rc;
+}
+
+/* A name refused: said, unless for the number of names (said once). */
+static void refused(source_meta *m, const name_space *ns, const char *where, const char *what,
+                    const char *why)
+{
+    if (!ns->last_over)
+        problem(m, "%s: %s%s; skipped", where, what, why);
+}
+
+/* a.b or b alone, malloc'd (NULL when out of memory) */
+static char *join_name(const char *parent, const char *name)
+{
+    size_t n = (parent ? strlen(parent) + 1 : 0) + strlen(name) + 1;
+    char *full = malloc(n);
+    if (full != NULL)
+        snprintf(full, n, "%s%s%s", parent ? parent : "", parent ? "." : "", name);
+    return full;
+}
+
 static const char *opt_string(json_t *obj, const char *key)
 {
-    json_t *v = json_object_get(obj, key);
-    return json_is_string(v) ? json_string_value(v) : NULL;
+    return jsondoc_string(json_object_get(obj, key), NULL);
 }
 
 static char *dup_or_null(const char *s)
@@ -256,7 +325,7 @@ static int parse_semantics(source_meta *m, const char *where, json_t *jm,
     *sem = SEM_INSTANT;
     if (v == NULL)
         return 0;
-    const char *s = json_string_value(v);
+    const char *s = jsondoc_string(v, NULL);
     if (s != NULL && (strcmp(s, "instant") == 0 || strcmp(s, "instantaneous") == 0))
         return 0;
     if (s != NULL && strcmp(s, "counter") == 0) {
@@ -298,7 +367,7 @@ static char *labels_text(source_meta *m, const char *where, json_t *jm)
     if (ok)
         json_object_foreach(l, key, v) {
             ok &= metadata_name_ok(key) && strchr(key, '.') == NULL &&
-                  (json_is_string(v) || json_is_number(v) || json_is_boolean(v));
+                  (jsondoc_string(v, NULL) != NULL || json_is_number(v) || json_is_boolean(v));
         }
     if (!ok) {
         problem(m, "%s: \"labels\" must map simple names to strings, numbers or booleans; "
@@ -324,13 +393,13 @@ static meta_array *new_array(source_meta *m)
 static void parse_histogram(source_meta *m, name_space *ns, json_t *jm, const char *where,
                             const char *full, const char *pointer, int array)
 {
-    char why[160];
+    char why[200];
     if (array >= 0) {
         problem(m, "%s: histograms inside arrays are not supported; skipped", where);
         return;
     }
     if (claim_name(ns, full, why, sizeof(why)) != 0) {
-        problem(m, "%s: %s; skipped", where, why);
+        refused(m, ns, where, "", why);
         return;
     }
     meta_array *a = new_array(m);
@@ -347,8 +416,9 @@ static void parse_histogram(source_meta *m, name_space *ns, json_t *jm, const ch
     mm.semantics = SEM_COUNTER;
     /* the buckets count samples; "units" describes the bounds */
     json_t *units = json_object_get(jm, "units");
-    if (json_is_string(units) && json_string_length(units) > 0)
-        a->bound_units = strdup(json_string_value(units));
+    const char *us = jsondoc_string(units, NULL);
+    if (us != NULL && *us != '\0')
+        a->bound_units = strdup(us);
     mm.units = strdup("count");
     mm.description = dup_or_null(opt_string(jm, "description"));
     mm.labels = labels_text(m, where, jm);
@@ -404,17 +474,20 @@ static int parse_field(source_meta *m, const char *where, json_t *jf, size_t pos
         f->type = FT_STRING;
     else if (type != NULL && strcmp(type, "stack") == 0)
         f->type = FT_STACK;
+    else if (type != NULL && strcmp(type, "unsigned") == 0)
+        f->type = FT_UINT64;
     else {
-        problem(m, "%s: field \"%s\" has unknown type (integer, double, string or stack); "
-                "skipped", where, name);
+        problem(m, "%s: field \"%s\" has unknown type (integer, unsigned, double, string or "
+                "stack); skipped", where, name);
         return -1;
     }
     strmap_put(seen, name, 1);
     f->name = strdup(name);
     f->pointer = strdup(pointer);
     json_t *units = json_object_get(jf, "units");
-    if (json_is_string(units) && json_string_length(units) > 0)
-        f->units = strdup(json_string_value(units));
+    const char *us = jsondoc_string(units, NULL);
+    if (us != NULL && *us != '\0')
+        f->units = strdup(us);
     f->description = dup_or_null(opt_string(jf, "description"));
     f->optional = json_is_true(json_object_get(jf, "optional"));
     return 0;
@@ -423,7 +496,7 @@ static int parse_field(source_meta *m, const char *where, json_t *jf, size_t pos
 static void parse_event(source_meta *m, name_space *ns, json_t *jm, const char *where,
                         const char *full, const char *pointer, int array)
 {
-    char why[160];
+    char why[200];
     json_t *fields = json_object_get(jm, "fields");
     if (array >= 0) {
         problem(m, "%s: events inside arrays are not supported; skipped", where);
@@ -450,10 +523,8 @@ static void parse_event(source_meta *m, name_space *ns, json_t *jm, const char *
         return;
     }
     /* the event's name is a node: <name>.records, <name>.<field>, <name>.stacks */
-    char leaf[600];
-    snprintf(leaf, sizeof(leaf), "%s.records", full);
-    if (claim_name(ns, leaf, why, sizeof(why)) != 0) {
-        problem(m, "%s: %s; skipped", where, why);
+    if (claim_leaf(ns, full, "records", why, sizeof(why)) != 0) {
+        refused(m, ns, where, "", why);
         return;
     }
     meta_event e = {0};
@@ -471,9 +542,10 @@ static void parse_event(source_meta *m, name_space *ns, json_t *jm, const char *
         meta_field *f = &e.fields[e.nfields];
         if (parse_field(m, where, jf, i, f, seen) != 0)
             continue;
-        snprintf(leaf, sizeof(leaf), "%s.%s", full, f->name);
-        if (claim_name(ns, leaf, why, sizeof(why)) != 0) {
-            problem(m, "%s: field \"%s\": %s; skipped", where, f->name, why);
+        if (claim_leaf(ns, full, f->name, why, sizeof(why)) != 0) {
+            char what[160];
+            snprintf(what, sizeof(what), "field \"%.120s\": ", f->name);
+            refused(m, ns, where, what, why);
             free(f->name);
             free(f->pointer);
             free(f->units);
@@ -482,15 +554,14 @@ static void parse_event(source_meta *m, name_space *ns, json_t *jm, const char *
         }
         if (f->type == FT_STACK && e.stack_field < 0)
             e.stack_field = (int)e.nfields;
-        if (f->type == FT_INT64 && strcmp(f->name, "count") == 0)
+        if ((f->type == FT_INT64 || f->type == FT_UINT64) && strcmp(f->name, "count") == 0)
             e.count_field = (int)e.nfields;
         e.nfields++;
     }
     strmap_free(seen);
     if (e.stack_field >= 0) {
-        snprintf(leaf, sizeof(leaf), "%s.stacks", full);
-        e.stacks_metric = claim_name(ns, leaf, why, sizeof(why)) == 0;
-        if (!e.stacks_metric)
+        e.stacks_metric = claim_leaf(ns, full, "stacks", why, sizeof(why)) == 0;
+        if (!e.stacks_metric && !ns->last_over)
             problem(m, "%s: no stacks counter: %s", where, why);
     }
     e.name = strdup(full);
@@ -508,21 +579,105 @@ static void parse_event(source_meta *m, name_space *ns, json_t *jm, const char *
     m->events[m->nevents++] = e;
 }
 
-/* One entry of a "metrics" list; parent is the array's name or NULL. */
+/* A value metric (integer, unsigned, double, string) named full. */
+static void parse_value_metric(source_meta *m, name_space *ns, json_t *jm, const char *where,
+                               const char *full, const char *pointer, const char *type,
+                               int array)
+{
+    char why[200];
+    meta_metric mm = {0};
+    if (strcmp(type, "integer") == 0)
+        mm.type = VT_INT64;
+    else if (strcmp(type, "unsigned") == 0)
+        mm.type = VT_UINT64;
+    else if (strcmp(type, "double") == 0)
+        mm.type = VT_DOUBLE;
+    else if (strcmp(type, "string") == 0)
+        mm.type = VT_STRING;
+    else {
+        problem(m, "%s: unknown type \"%.100s\" (expected integer, unsigned, double, string, "
+                "array, histogram or event); skipped", where, type);
+        return;
+    }
+    if (claim_name(ns, full, why, sizeof(why)) != 0) {
+        refused(m, ns, where, "", why);
+        return;
+    }
+    parse_semantics(m, where, jm, &mm.semantics);
+    json_t *units = json_object_get(jm, "units");
+    const char *us = jsondoc_string(units, NULL);
+    if (units != NULL && us == NULL)
+        problem(m, "%s: \"units\" must be a string; ignored", where);
+    else if (us != NULL && *us != '\0')
+        mm.units = strdup(us);
+    mm.name = strdup(full);
+    mm.pointer = strdup(pointer);
+    mm.description = dup_or_null(opt_string(jm, "description"));
+    mm.labels = labels_text(m, where, jm);
+    mm.array = array;
+    if (mm.name == NULL || mm.pointer == NULL || add_metric(m, &mm) != 0) {
+        free(mm.name);
+        free(mm.pointer);
+        free(mm.units);
+        free(mm.description);
+        free(mm.labels);
+    }
+}
+
+static void parse_array(source_meta *m, name_space *ns, json_t *jm, const char *where,
+                        const char *full, const char *pointer, int array)
+{
+    char why[200];
+    if (array >= 0) {
+        problem(m, "%s: arrays inside arrays are not supported; skipped", where);
+        return;
+    }
+    const char *index = opt_string(jm, "index");
+    json_t *kids = json_object_get(jm, "metrics");
+    if (index == NULL || pointer_check(index) != 0) {
+        problem(m, "%s: array needs an \"index\" JSON pointer; skipped", where);
+        return;
+    }
+    if (!json_is_array(kids)) {
+        problem(m, "%s: array needs a \"metrics\" list; skipped", where);
+        return;
+    }
+    if (claim_name(ns, full, why, sizeof(why)) != 0) {
+        refused(m, ns, where, "", why);
+        return;
+    }
+    /* The array name is a node, not a leaf: release it as a leaf. */
+    strmap_del(ns->leaves, full);
+    strmap_put(ns->nodes, full, 1);
+    meta_array *a = new_array(m);
+    if (a == NULL)
+        return;
+    a->name = strdup(full);
+    a->pointer = strdup(pointer);
+    a->index = strdup(index);
+    a->description = dup_or_null(opt_string(jm, "description"));
+    int idx = (int)m->narrays++;
+    parse_metric_list(m, ns, kids, full, idx);
+}
+
+/* One entry of a "metrics" list; parent is the array's name or NULL.
+ * Names are never cut: one that is too long is refused, with a reason. */
 static void parse_metric(source_meta *m, name_space *ns, json_t *jm, size_t pos,
                          const char *parent, int array)
 {
-    char where[300], why[160];
+    char where[400];
     if (!json_is_object(jm)) {
-        problem(m, "%s%smetrics[%zu]: not an object; skipped",
+        problem(m, "%.200s%smetrics[%zu]: not an object; skipped",
                 parent ? parent : "", parent ? "." : "", pos);
         return;
     }
     const char *name = opt_string(jm, "name");
     const char *pointer = opt_string(jm, "pointer");
     const char *type = opt_string(jm, "type");
-    snprintf(where, sizeof(where), "metric \"%s%s%s\"", parent ? parent : "",
-             parent ? "." : "", name ? name : "?");
+    size_t shown = (parent ? strlen(parent) + 1 : 0) + (name ? strlen(name) : 1);
+    /* a long name is shown by its start and its length: messages may be cut, names not */
+    snprintf(where, sizeof(where), "metric \"%.100s%s%.100s\"%s", parent ? parent : "",
+             parent ? "." : "", name ? name : "?", shown > 200 ? " (cut here)" : "");
     if (name == NULL || !metadata_name_ok(name)) {
         problem(m, "%s: name must match [A-Za-z][A-Za-z0-9_]* (dot-separated); skipped", where);
         return;
@@ -535,86 +690,18 @@ static void parse_metric(source_meta *m, name_space *ns, json_t *jm, size_t pos,
         problem(m, "%s: missing \"type\"; skipped", where);
         return;
     }
-    char full[512];
-    snprintf(full, sizeof(full), "%s%s%s", parent ? parent : "", parent ? "." : "", name);
-
-    if (strcmp(type, "array") == 0) {
-        if (array >= 0) {
-            problem(m, "%s: arrays inside arrays are not supported; skipped", where);
-            return;
-        }
-        const char *index = opt_string(jm, "index");
-        json_t *kids = json_object_get(jm, "metrics");
-        if (index == NULL || pointer_check(index) != 0) {
-            problem(m, "%s: array needs an \"index\" JSON pointer; skipped", where);
-            return;
-        }
-        if (!json_is_array(kids)) {
-            problem(m, "%s: array needs a \"metrics\" list; skipped", where);
-            return;
-        }
-        if (claim_name(ns, full, why, sizeof(why)) != 0) {
-            problem(m, "%s: %s; skipped", where, why);
-            return;
-        }
-        /* The array name is a node, not a leaf: release it as a leaf. */
-        strmap_del(ns->leaves, full);
-        strmap_put(ns->nodes, full, 1);
-        meta_array *a = new_array(m);
-        if (a == NULL)
-            return;
-        a->name = strdup(full);
-        a->pointer = strdup(pointer);
-        a->index = strdup(index);
-        a->description = dup_or_null(opt_string(jm, "description"));
-        int idx = (int)m->narrays++;
-        parse_metric_list(m, ns, kids, full, idx);
+    char *full = join_name(parent, name);
+    if (full == NULL)
         return;
-    }
-
-    if (strcmp(type, "histogram") == 0) {
+    if (strcmp(type, "array") == 0)
+        parse_array(m, ns, jm, where, full, pointer, array);
+    else if (strcmp(type, "histogram") == 0)
         parse_histogram(m, ns, jm, where, full, pointer, array);
-        return;
-    }
-    if (strcmp(type, "event") == 0) {
+    else if (strcmp(type, "event") == 0)
         parse_event(m, ns, jm, where, full, pointer, array);
-        return;
-    }
-
-    meta_metric mm = {0};
-    if (strcmp(type, "integer") == 0)
-        mm.type = VT_INT64;
-    else if (strcmp(type, "double") == 0)
-        mm.type = VT_DOUBLE;
-    else if (strcmp(type, "string") == 0)
-        mm.type = VT_STRING;
-    else {
-        problem(m, "%s: unknown type \"%s\" (expected integer, double, string, array, "
-                "histogram or event); skipped",
-                where, type);
-        return;
-    }
-    if (claim_name(ns, full, why, sizeof(why)) != 0) {
-        problem(m, "%s: %s; skipped", where, why);
-        return;
-    }
-    parse_semantics(m, where, jm, &mm.semantics);
-    json_t *units = json_object_get(jm, "units");
-    if (units != NULL && !json_is_string(units))
-        problem(m, "%s: \"units\" must be a string; ignored", where);
-    else if (units != NULL && json_string_length(units) > 0)
-        mm.units = strdup(json_string_value(units));
-    mm.name = strdup(full);
-    mm.pointer = strdup(pointer);
-    mm.description = dup_or_null(opt_string(jm, "description"));
-    mm.labels = labels_text(m, where, jm);
-    mm.array = array;
-    if (mm.name == NULL || mm.pointer == NULL || add_metric(m, &mm) != 0) {
-        free(mm.name);
-        free(mm.pointer);
-        free(mm.units);
-        free(mm.description);
-    }
+    else
+        parse_value_metric(m, ns, jm, where, full, pointer, type, array);
+    free(full);
 }
 
 static void parse_metric_list(source_meta *m, name_space *ns, json_t *list,
@@ -640,14 +727,55 @@ static void check_top_keys(source_meta *m, json_t *root)
     }
 }
 
+/* What the model holds, for the memory budget. */
+static size_t str_bytes(const char *s)
+{
+    return s != NULL ? strlen(s) + 1 : 0;
+}
+
+static size_t model_bytes(const source_meta *m)
+{
+    size_t n = sizeof(*m) + str_bytes(m->prefix) + str_bytes(m->data_path);
+    for (char **a = m->data_exec; a != NULL && *a != NULL; a++)
+        n += sizeof(char *) + str_bytes(*a);
+    for (size_t i = 0; i < m->narrays; i++) {
+        const meta_array *a = &m->arrays[i];
+        n += sizeof(*a) + str_bytes(a->name) + str_bytes(a->pointer) + str_bytes(a->index) +
+             str_bytes(a->description) + str_bytes(a->bound_units);
+    }
+    for (size_t i = 0; i < m->nmetrics; i++) {
+        const meta_metric *mm = &m->metrics[i];
+        n += sizeof(*mm) + str_bytes(mm->name) + str_bytes(mm->pointer) + str_bytes(mm->units) +
+             str_bytes(mm->description) + str_bytes(mm->labels);
+    }
+    for (size_t i = 0; i < m->nevents; i++) {
+        const meta_event *e = &m->events[i];
+        n += sizeof(*e) + str_bytes(e->name) + str_bytes(e->pointer) + str_bytes(e->description) +
+             str_bytes(e->timestamp) + str_bytes(e->sequence) + str_bytes(e->dropped);
+        for (size_t f = 0; f < e->nfields; f++)
+            n += sizeof(e->fields[f]) + str_bytes(e->fields[f].name) +
+                 str_bytes(e->fields[f].pointer) + str_bytes(e->fields[f].units) +
+                 str_bytes(e->fields[f].description);
+    }
+    for (size_t i = 0; i < m->nproblems; i++)
+        n += sizeof(char *) + str_bytes(m->problems[i]);
+    return n;
+}
+
 source_meta *metadata_parse(const char *text, size_t len, const char *default_prefix,
                             char *err, size_t errlen)
 {
+    return metadata_parse_limited(text, len, default_prefix, SIZE_MAX, err, errlen);
+}
+
+source_meta *metadata_parse_limited(const char *text, size_t len, const char *default_prefix,
+                                    size_t max_memory, char *err, size_t errlen)
+{
     json_error_t jerr;
-    json_t *root = json_loadb(text, len, 0, &jerr);
+    char why[400];
+    json_t *root = jsondoc_parse(text, len, max_memory, &jerr, why, sizeof(why));
     if (root == NULL) {
-        snprintf(err, errlen, "metadata: invalid JSON at line %d column %d: %s",
-                 jerr.line, jerr.column, jerr.text);
+        snprintf(err, errlen, "metadata: %s", why);
         return NULL;
     }
     source_meta *m = NULL;
@@ -665,11 +793,16 @@ source_meta *metadata_parse(const char *text, size_t len, const char *default_pr
         goto out;
     const char *prefix = opt_string(root, "prefix");
     if (json_object_get(root, "prefix") != NULL && prefix == NULL)
-        problem(m, "\"prefix\" must be a string; using \"%s\"", default_prefix);
+        problem(m, "\"prefix\" must be a string; using \"%.200s\"", default_prefix);
     m->prefix = strdup(prefix != NULL ? prefix : default_prefix);
-    if (!metadata_name_ok(m->prefix) || strchr(m->prefix, '.') != NULL) {
-        snprintf(err, errlen, "metadata: prefix \"%s\" is not a valid name "
-                 "([A-Za-z][A-Za-z0-9_]*)", m->prefix);
+    if (m->prefix == NULL || !metadata_name_ok(m->prefix) || strchr(m->prefix, '.') != NULL ||
+        strlen(m->prefix) + 2 > META_NAME_MAX) {
+        if (m->prefix != NULL && strlen(m->prefix) + 2 > META_NAME_MAX)
+            snprintf(err, errlen, "metadata: prefix \"%.100s...\" is %zu bytes long, more than "
+                     "a name may be (%d)", m->prefix, strlen(m->prefix), META_NAME_MAX - 2);
+        else
+            snprintf(err, errlen, "metadata: prefix \"%.200s\" is not a valid name "
+                     "([A-Za-z][A-Za-z0-9_]*)", m->prefix ? m->prefix : "");
         metadata_free(m);
         m = NULL;
         goto out;
@@ -679,10 +812,10 @@ source_meta *metadata_parse(const char *text, size_t len, const char *default_pr
     if (dpath != NULL && dexec != NULL)
         problem(m, "both \"data-path\" and \"data-exec\" given; using data-exec");
     if (dexec != NULL) {
-        char why[200];
-        m->data_exec = metadata_split_command(dexec, why, sizeof(why));
+        char cwhy[200];
+        m->data_exec = metadata_split_command(dexec, cwhy, sizeof(cwhy));
         if (m->data_exec == NULL) {
-            snprintf(err, errlen, "metadata: %s", why);
+            snprintf(err, errlen, "metadata: %s", cwhy);
             metadata_free(m);
             m = NULL;
             goto out;
@@ -691,10 +824,23 @@ source_meta *metadata_parse(const char *text, size_t len, const char *default_pr
         m->data_path = strdup(dpath);
     }
     check_top_keys(m, root);
-    name_space ns = {strmap_new(), strmap_new()};
-    parse_metric_list(m, &ns, metrics, NULL, -1);
+    name_space ns = {strmap_new(), strmap_new(), m->prefix, 0, 0, false};
+    if (ns.leaves != NULL && ns.nodes != NULL)
+        parse_metric_list(m, &ns, metrics, NULL, -1);
     strmap_free(ns.leaves);
     strmap_free(ns.nodes);
+    if (ns.over > 0)
+        problem(m, "more than %d names in one source (PCP numbers at most 1024 metrics per "
+                "prefix): %zu more skipped", META_MAX_NAMES, ns.over);
+    if (m->problems_untold > 0) {
+        size_t untold = m->problems_untold;
+        m->problems_untold = 0;
+        m->nproblems--;   /* room for the summary in place of the last one */
+        free(m->problems[m->nproblems]);
+        problem(m, "... and %zu more problems (only the first %d are listed)", untold + 1,
+                META_MAX_PROBLEMS - 1);
+    }
+    m->bytes = model_bytes(m);
 out:
     json_decref(root);
     return m;

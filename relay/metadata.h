@@ -12,7 +12,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { VT_INT64, VT_DOUBLE, VT_STRING } value_type;
+typedef enum { VT_INT64, VT_DOUBLE, VT_STRING, VT_UINT64 } value_type;
+
+/* PCP's limits on names, enforced per metric (a name is refused with a
+ * reason, never cut): the longest name below the PMDA's root
+ * ("prefix.metric[.leaf]", staprelay. not counted), and how many names one
+ * source may have (PMID items are 10 bits: 1024 per prefix). */
+#define META_NAME_MAX 1000
+#define META_MAX_NAMES 1000
+/* Problems kept per metadata load; the rest are counted in one line. */
+#define META_MAX_PROBLEMS 64
 typedef enum { SEM_INSTANT, SEM_COUNTER, SEM_DISCRETE } metric_semantics;
 
 typedef struct meta_array {
@@ -25,7 +34,7 @@ typedef struct meta_array {
     char *bound_units; /* histogram: units of lo/hi (the counter counts) */
 } meta_array;
 
-typedef enum { FT_INT64, FT_DOUBLE, FT_STRING, FT_STACK } field_type;
+typedef enum { FT_INT64, FT_DOUBLE, FT_STRING, FT_STACK, FT_UINT64 } field_type;
 
 typedef struct meta_field {
     char *name;
@@ -49,7 +58,8 @@ typedef struct meta_event {
     meta_field *fields;
     size_t nfields;
     int stack_field;   /* index of the first stack field, or -1 */
-    int count_field;   /* integer field named "count" (stack weight), or -1 */
+    int count_field;   /* integer or unsigned field named "count" (stack
+                        * weight: a record with a count below 1 is rejected), or -1 */
     bool stacks_metric;/* a stack field and the <name>.stacks name is free */
     bool replay;       /* a client's first read starts at the oldest record */
 } meta_event;
@@ -77,12 +87,18 @@ typedef struct source_meta {
     size_t nevents;
     char **problems;   /* human-readable, one per dropped item */
     size_t nproblems;
+    size_t problems_untold;  /* beyond META_MAX_PROBLEMS (while parsing) */
+    size_t bytes;      /* memory the model holds (for the memory budget) */
 } source_meta;
 
 /* Parse metadata text.  Returns NULL (and a reason in err) only when the
  * document as a whole is unusable; smaller problems land in ->problems. */
 source_meta *metadata_parse(const char *text, size_t len, const char *default_prefix,
                             char *err, size_t errlen);
+/* The same, refusing a document that would take more than max_memory
+ * bytes to parse (relay/jsondoc.h). */
+source_meta *metadata_parse_limited(const char *text, size_t len, const char *default_prefix,
+                                    size_t max_memory, char *err, size_t errlen);
 void metadata_free(source_meta *m);
 
 /* Valid metric or prefix name: [A-Za-z][A-Za-z0-9_]* components joined by '.' */

@@ -35,6 +35,27 @@ relay *relay_new(struct ev_loop *loop, relay_config *cfg, const log_sink *log,
     return r;
 }
 
+/* Tell the host once that values changed. */
+static void settle_data(relay *r)
+{
+    if (r->data_dirty) {
+        r->data_dirty = false;
+        if (r->hooks.data_changed != NULL)
+            r->hooks.data_changed(r->hooks.arg);
+    }
+}
+
+/* Sources that vanished during this round: free now, when nothing of
+ * the round can point at them any more. */
+static void free_dead_sources(relay *r)
+{
+    for (size_t i = 0; i < r->ndead_sources; i++)
+        source_free(r->dead_sources[i]);
+    free(r->dead_sources);
+    r->dead_sources = NULL;
+    r->ndead_sources = 0;
+}
+
 void relay_free(relay *r)
 {
     if (r == NULL)
@@ -43,14 +64,10 @@ void relay_free(relay *r)
     for (size_t i = 0; i < r->nsources; i++)
         source_free(r->sources[i]);
     free(r->sources);
-    if (r->data_dirty) {
-        r->data_dirty = false;
-        if (r->hooks.data_changed != NULL)
-            r->hooks.data_changed(r->hooks.arg);
-    }
-    for (size_t i = 0; i < r->ndead_sources; i++)
-        source_free(r->dead_sources[i]);
-    free(r->dead_sources);
+    /* what relay_settle does, but the namespace hook: nothing is left to
+     * name */
+    settle_data(r);
+    free_dead_sources(r);
     config_free(r->cfg);
     free(r);
 }
@@ -400,16 +417,8 @@ void relay_settle(relay *r)
         if (r->hooks.namespace_changed != NULL)
             r->hooks.namespace_changed(r->hooks.arg);
     }
-    if (r->data_dirty) {
-        r->data_dirty = false;
-        if (r->hooks.data_changed != NULL)
-            r->hooks.data_changed(r->hooks.arg);
-    }
-    for (size_t i = 0; i < r->ndead_sources; i++)
-        source_free(r->dead_sources[i]);
-    free(r->dead_sources);
-    r->dead_sources = NULL;
-    r->ndead_sources = 0;
+    settle_data(r);
+    free_dead_sources(r);
 }
 
 void relay_poll(relay *r)

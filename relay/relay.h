@@ -47,6 +47,8 @@ typedef struct relay {
      * at them until the namespace hook has run */
     source **dead_sources;
     size_t ndead_sources;
+    size_t mem_total;        /* bytes held by every source (source_account) */
+    size_t mem_untrusted;    /* of which by sources any user may write */
 } relay;
 
 /* Takes ownership of cfg.  log and hooks may be NULL. */

@@ -18,6 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/duration.h"
+#include "common/script_opts.h"
+#include "common/strbuf.h"
+
 #define MAX_REQUEST 1024
 #define MAX_LOGGED_LINES 200   /* of one run's output; the rest is counted */
 #define KILL_GRACE 10.0        /* seconds between SIGTERM and SIGKILL */
@@ -32,7 +36,7 @@ struct run {
     run_state state;
     char reason[256];
     double queued, started, ended;   /* seconds since the epoch; 0 = not yet */
-    char *prefix;            /* where staprelay run said its metrics are */
+    char *prefix;            /* its metrics' name (--name), once it started */
     char **events;           /* event names below the prefix */
     size_t nevents;
     pid_t pid;
@@ -121,37 +125,6 @@ static bool word_ok(const char *s, size_t n, const char *extra)
     return true;
 }
 
-static bool parse_long(const char *v, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' || !isdigit((unsigned char)*v) || x < lo || x > hi)
-        return false;
-    *out = x;
-    return true;
-}
-
-/* "20", "20s", "2m", "1h": seconds, or -1. */
-static double parse_duration(const char *v)
-{
-    char *end;
-    errno = 0;
-    if (!isdigit((unsigned char)*v))
-        return -1;
-    long x = strtol(v, &end, 10);
-    if (errno != 0 || end == v || x > 1000000)
-        return -1;
-    double mult = 1;
-    if (*end == 's')
-        end++;
-    else if (*end == 'm')
-        mult = 60, end++;
-    else if (*end == 'h')
-        mult = 3600, end++;
-    return *end == '\0' && x > 0 ? (double)x * mult : -1;
-}
-
 static int parse_option(request *q, const char *key, const char *val, unsigned *seen,
                         char *why, size_t whylen)
 {
@@ -171,14 +144,14 @@ static int parse_option(request *q, const char *key, const char *val, unsigned *
     bool ok = true;
     switch (k) {
     case 0:
-        q->duration = parse_duration(val);
+        q->duration = duration_parse(val);
         ok = q->duration > 0;
         break;
     case 1:
-        ok = parse_long(val, 1, 10000, &q->hz);
+        ok = script_opt_value(script_opt_find("hz"), val, &q->hz);
         break;
     case 2:
-        ok = parse_long(val, 1, 4194304, &q->pid);
+        ok = script_opt_value(script_opt_find("pid"), val, &q->pid);
         break;
     case 3:
         ok = word_ok(val, strlen(val), "_.+-") && val[0] != '-';
@@ -192,9 +165,10 @@ static int parse_option(request *q, const char *key, const char *val, unsigned *
         break;
     }
     if (!ok) {
-        static const char *want[] = {
-            "seconds (20, 90s, 5m, 1h)", "an integer 1..10000", "a process id 1..4194304",
-            "a command name ([A-Za-z0-9_.+-], at most 64)", "kernel or user"};
+        const char *want[] = {
+            "seconds (20, 1.5, 90s, 500ms, 5m, 1h)", script_opt_find("hz")->what,
+            script_opt_find("pid")->what, "a command name ([A-Za-z0-9_.+-], at most 64)",
+            "kernel or user"};
         snprintf(why, whylen, "bad %s \"%.32s\": want %s", key, val, want[k]);
         return -EINVAL;
     }
@@ -298,10 +272,16 @@ static char **build_argv(const runs *rs, const request *q, char **text)
     args[k++] = xasprintf("%s", rs->command);
     args[k++] = xasprintf("run");
     args[k++] = xasprintf("%s", q->script);
+    char dur[NUM_TEXT_MAX];
+    num_text(dur, q->duration);
     args[k++] = xasprintf("-T");
-    args[k++] = xasprintf("%.0f", q->duration);
+    args[k++] = xasprintf("%s", dur);
     args[k++] = xasprintf("--dir");
     args[k++] = xasprintf("%s", rs->directory);
+    char name[96];
+    script_run_name(name, sizeof name, q->script);
+    args[k++] = xasprintf("--name");     /* where its metrics will be */
+    args[k++] = xasprintf("%s", name);
     if (q->hz > 0) {
         args[k++] = xasprintf("--hz");
         args[k++] = xasprintf("%ld", q->hz);
@@ -321,7 +301,7 @@ static char **build_argv(const runs *rs, const request *q, char **text)
     bool ok = argv != NULL;
     for (size_t i = 0; i < k; i++)
         ok = ok && args[i] != NULL;
-    *text = xasprintf("%s duration=%.0f%s%.0ld%s%.0ld%s%s%s%s", q->script, q->duration,
+    *text = xasprintf("%s duration=%s%s%.0ld%s%.0ld%s%s%s%s", q->script, dur,
                       q->hz ? " hz=" : "", q->hz, q->pid ? " pid=" : "", q->pid,
                       q->cmd[0] ? " cmd=" : "", q->cmd, q->stacks[0] ? " stacks=" : "",
                       q->stacks);
@@ -365,21 +345,6 @@ static void schedule(runs *rs);
 static void prune(runs *rs);
 static void note_run_sources(run *r);
 
-static void note_prefix(run *r, const char *line)
-{
-    /* staprelay run says "... metrics: pminfo -f staprelay.NAME" */
-    const char *p = strstr(line, "pminfo -f staprelay.");
-    if (p == NULL || r->prefix != NULL)
-        return;
-    p += strlen("pminfo -f staprelay.");
-    size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
-    if (n > 0 && n < 128) {
-        r->prefix = strndup(p, n);
-        changed(r);
-        note_run_sources(r);   /* the source may have appeared already */
-    }
-}
-
 static void take_line(run *r)
 {
     r->partial[r->partial_len] = '\0';
@@ -395,7 +360,6 @@ static void take_line(run *r)
     if (n == 0)
         return;
     snprintf(r->last_line, sizeof r->last_line, "%s", line);
-    note_prefix(r, line);
     if (++r->lines <= MAX_LOGGED_LINES)
         log_msg(&r->owner->log, LOG_LVL_INFO, "run %s: %s", r->name, line);
     else if (r->lines == MAX_LOGGED_LINES + 1)
@@ -556,6 +520,9 @@ static void start(run *r)
     }
     r->pid = pid;
     r->state = RUN_RUNNING;
+    char name[96];
+    script_run_name(name, sizeof name, r->script);
+    r->prefix = strdup(name);   /* what --name told it; NULL: shown empty */
     r->out_fd = p[0];
     fcntl(r->out_fd, F_SETFL, O_NONBLOCK);
     ev_io_init(&r->out_w, on_output, r->out_fd, EV_READ);
@@ -703,7 +670,7 @@ int runs_request(runs *rs, const char *text)
     if (q.duration < 0)
         q.duration = cfg->default_duration;
     if (q.duration > cfg->max_duration) {
-        snprintf(why, sizeof why, "duration %.0fs is over runs.max_duration (%.0fs)",
+        snprintf(why, sizeof why, "duration %gs is over runs.max_duration (%gs)",
                  q.duration, cfg->max_duration);
         return refuse(rs, -ERANGE, why);
     }
@@ -769,7 +736,10 @@ static void note_run_sources(run *r)
     for (size_t k = 0; k < rl->nsources; k++) {
         const source *s = rl->sources[k];
         const char *p = source_prefix(s);
-        if (p == NULL || s->meta == NULL || strcmp(p, r->prefix) != 0)
+        /* a vanished source of that name is an earlier run's: this run's
+         * events are known once its own source is there */
+        if (p == NULL || s->meta == NULL || s->state == SRC_VANISHED
+            || strcmp(p, r->prefix) != 0)
             continue;
         const source_meta *m = s->meta;
         if (m->nevents == r->nevents)

@@ -1,13 +1,17 @@
 /* source: metadata and data of one source, read without blocking. */
 #include "relay/source.h"
+#include "common/hash.h"
+#include "relay/confine.h"
 #include "relay/docread.h"
 #include "relay/fiforead.h"
+#include "relay/jsondoc.h"
 #include "relay/relay.h"
 #include "relay/strmap.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +93,7 @@ static void drop_snapshot(source *s)
         s->snap = NULL;
         s->generation++;
         s->relay->data_dirty = true;
+        source_account(s);
     }
 }
 
@@ -112,7 +117,9 @@ void source_free(source *s)
     free_streams(s);
     snapshot_free(s->snap);
     metadata_free(s->meta);
-    free(s->meta_text);
+    s->snap = NULL;
+    s->meta = NULL;
+    source_account(s);   /* nothing held: the relay's totals drop */
     free(s->data_file);
     free(s->problem_hash);
     free(s->array_hash);
@@ -394,15 +401,25 @@ static void make_streams(source *s)
         s->streams[i] = event_stream_new(&s->meta->events[i], &lim);
 }
 
-static void install_meta(source *s, source_meta *m, char *text)
+/* The whole text's hash (NUL bytes included) and length. */
+static text_print fingerprint(const char *text, size_t len)
+{
+    return (text_print){true, len, fnv1a64(text, len)};
+}
+
+static bool same_print(const text_print *a, const text_print *b)
+{
+    return a->known && b->known && a->len == b->len && a->hash == b->hash;
+}
+
+static void install_meta(source *s, source_meta *m, text_print print)
 {
     drop_snapshot(s);
     free_streams(s);
     stop_watch(s);
     metadata_free(s->meta);
-    free(s->meta_text);
     s->meta = m;
-    s->meta_text = text;
+    s->meta_print = print;
     free(s->problem_hash);
     free(s->array_hash);
     s->problem_hash = m != NULL ? calloc(m->nmetrics ? m->nmetrics : 1, sizeof(uint64_t)) : NULL;
@@ -412,34 +429,35 @@ static void install_meta(source *s, source_meta *m, char *text)
     s->data_st_valid = false;
     make_streams(s);
     resolve_data_file(s);
+    source_account(s);
 }
 
 /* An untrusted directory is writable by anyone (pmdajson's shared
  * directory is mode 1777) while the PMDA runs as root: a data-path, or a
- * data.json that is a symbolic link, could otherwise publish any file on
- * the system (/etc/shadow) as metric values.  So an untrusted source may
- * only read files whose real path lies inside its configured directory. */
-static bool confined(const source *s, const char *path, char *why, size_t whylen)
+ * data.json that is a symbolic link (or a hard link, or anything swapped
+ * in between a check and an open), could otherwise publish any file on
+ * the system (/etc/shadow) as metric values.  So an untrusted source's
+ * files are opened through confine_open: inside its configured directory
+ * and with the permissions of its directory's owner, checked on what is
+ * opened, not on a path.  Trusted sources and root's SystemTap modules
+ * open plainly (nobody but root can change what their paths lead to). */
+static int open_source_file(const source *s, const char *path, struct stat *st, char *err,
+                            size_t errlen)
 {
-    if (s->trusted || s->stap_module || s->root == NULL)
-        return true;
-    char *real = realpath(path, NULL);
-    int e = errno;
-    char *base = realpath(s->root, NULL);
-    bool ok = real != NULL && base != NULL && strncmp(real, base, strlen(base)) == 0 &&
-              (real[strlen(base)] == '/' || real[strlen(base)] == '\0');
-    if (!ok && real != NULL)
-        snprintf(why, whylen, "%s resolves to %s, outside %s: untrusted sources may not "
-                 "read files elsewhere", path, real, s->root);
-    else if (!ok)
-        snprintf(why, whylen, "cannot open %s: %s", path, strerror(real == NULL ? e : errno));
-    free(real);
-    free(base);
-    return ok;
+    const relay *r = s->relay;
+    const char *root = s->trusted || s->stap_module ? NULL : s->root;
+    confine_reader fallback = {r->exec_user_ok, r->exec_uid, r->exec_gid};
+    return confine_open(root, s->dir, path, &fallback, st, err, errlen);
 }
 
-/* Install metadata text that was just read (ds says how the read went).
- * Returns true when the namespace this source contributes may change. */
+static doc_status open_status(int e)
+{
+    return e == EBUSY || e == EAGAIN ? DOC_BUSY : DOC_ERROR;
+}
+
+/* Install metadata text that was just read (ds says how the read went);
+ * text is freed here.  Returns true when the namespace this source
+ * contributes may change. */
 static bool apply_metadata(source *s, doc_status ds, char *text, size_t len, const char *rerr)
 {
     char err[512];
@@ -462,24 +480,38 @@ static bool apply_metadata(source *s, doc_status ds, char *text, size_t len, con
     if (ds != DOC_OK) {
         bool had = s->meta != NULL;
         free(text);
-        install_meta(s, NULL, strdup(""));
+        install_meta(s, NULL, fingerprint("", 0));
         s->stats.metadata_errors++;
         set_error(s, SRC_BAD_METADATA, "metadata: %s", rerr);
         return had;
     }
-    if (s->meta_text != NULL && strcmp(text, s->meta_text) == 0 && s->state != SRC_REJECTED) {
+    text_print print = fingerprint(text, len);
+    if (same_print(&print, &s->meta_print) && s->state != SRC_REJECTED) {
         free(text);
         return false;
     }
     if (s->trusted && !trusted_ok(s, err, sizeof(err))) {
         bool had = s->meta != NULL;
-        install_meta(s, NULL, text);
+        free(text);
+        install_meta(s, NULL, print);
         set_error(s, SRC_REJECTED, "%s", err);
         return had;
     }
     s->stats.metadata_loads++;
-    source_meta *m = metadata_parse(text, len, s->default_prefix, err, sizeof(err));
-    install_meta(s, m, text);
+    source_meta *m = metadata_parse_limited(text, len, s->default_prefix,
+                                            s->relay->cfg->max_document_memory, err,
+                                            sizeof(err));
+    free(text);
+    size_t room = source_allowance(s);
+    if (m != NULL && m->bytes > room) {
+        snprintf(err, sizeof(err), "metadata: its model needs %zu bytes, more than this source "
+                 "may hold now (%zu: max_source_memory %zu, max_total_memory %zu)", m->bytes,
+                 room, s->relay->cfg->max_source_memory, s->relay->cfg->max_total_memory);
+        metadata_free(m);
+        m = NULL;
+        s->stats.memory_refusals++;
+    }
+    install_meta(s, m, print);
     if (m == NULL) {
         s->stats.metadata_errors++;
         set_error(s, SRC_BAD_METADATA, "%s", err);
@@ -520,44 +552,45 @@ static void on_meta_fifo(void *arg, doc_status st, const char *buf, size_t len, 
 
 bool source_refresh_metadata(source *s)
 {
-    if (s->state == SRC_VANISHED)
-        return false;
+    if (s->state == SRC_VANISHED || s->meta_fifo != NULL)
+        return false;    /* a FIFO read in flight answers through the loop */
     char *path = path_join(s->dir, "metadata.json");
     struct stat st;
     if (path == NULL || stat(path, &st) != 0) {
         free(path);
         return false;    /* vanished: discovery will notice */
     }
-    char err[512];
-    /* confinement first: a link to a FIFO elsewhere must not be read
-     * either (it would take another program's data from its pipe) */
-    if (!confined(s, path, err, sizeof(err))) {
-        bool changed = !same_stat(&st, &s->meta_st) || s->meta_text == NULL;
-        s->meta_st = st;
-        free(path);
-        return changed ? apply_metadata(s, DOC_ERROR, NULL, 0, err) : false;
-    }
-    if (S_ISFIFO(st.st_mode)) {
-        if (s->meta_fifo == NULL)
-            s->meta_fifo = fiforead_start(s->relay->loop, path, s->relay->cfg->max_document_size,
-                                          fifo_timeout(s), on_meta_fifo, s, err, sizeof(err));
-        free(path);
-        return false;    /* the answer arrives through the loop */
-    }
     /* procfs files report size 0 and a fixed mtime: always re-read them */
     bool generated = s->stap_module || generated_file(path, &st);
     /* a rejected trusted source is checked again every poll: what failed
      * may be a directory above it, which metadata.json's stat never shows */
-    if (!generated && s->meta_text != NULL && same_stat(&st, &s->meta_st) &&
+    if (!generated && s->meta_print.known && same_stat(&st, &s->meta_st) &&
         s->state != SRC_REJECTED) {
         free(path);
         return false;
     }
     s->meta_st = st;
+    char err[512];
+    /* what is read is what was opened (confined for untrusted sources): a
+     * link to a FIFO elsewhere is refused before it is opened */
+    struct stat ost;
+    int fd = open_source_file(s, path, &ost, err, sizeof(err));
+    if (fd < 0) {
+        doc_status ds = open_status(errno);
+        free(path);
+        return apply_metadata(s, ds, NULL, 0, err);
+    }
+    if (S_ISFIFO(ost.st_mode)) {
+        s->meta_fifo = fiforead_start_fd(s->relay->loop, fd, path,
+                                         s->relay->cfg->max_document_size, fifo_timeout(s),
+                                         on_meta_fifo, s, err, sizeof(err));
+        free(path);
+        return s->meta_fifo == NULL ? apply_metadata(s, DOC_ERROR, NULL, 0, err) : false;
+    }
     char *text = NULL;
     size_t len = 0;
-    doc_status ds = doc_read(path, s->relay->cfg->max_document_size, &text, &len,
-                             err, sizeof(err));
+    doc_status ds = doc_read_fd(fd, path, s->relay->cfg->max_document_size, &text, &len,
+                                err, sizeof(err));
     free(path);
     return apply_metadata(s, ds, text, len, err);
 }
@@ -599,11 +632,116 @@ static void note_metric_problems(source *s)
     }
 }
 
-/* Parse a document and install it as the new snapshot. */
+/* ---- memory budget ------------------------------------------------------ */
+
+bool source_untrusted(const source *s)
+{
+    return !s->trusted && !s->stap_module;
+}
+
+static size_t streams_bytes(const source *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; s->streams != NULL && s->meta != NULL && i < s->meta->nevents; i++) {
+        const event_stream *es = s->streams[i];
+        if (es == NULL)
+            continue;
+        evqueue_stats st;
+        evqueue_get_stats(es->queue, &st);
+        n += (size_t)st.bytes + (es->stacks != NULL ? stackcount_bytes(es->stacks) : 0);
+    }
+    return n;
+}
+
+static size_t held_now(const source *s)
+{
+    return (s->meta != NULL ? s->meta->bytes : 0) + (s->snap != NULL ? s->snap->bytes : 0) +
+           streams_bytes(s);
+}
+
+static size_t room_left(size_t limit, size_t used)
+{
+    return limit > used ? limit - used : 0;
+}
+
+size_t source_allowance(const source *s)
+{
+    const relay *r = s->relay;
+    const relay_config *cfg = r->cfg;
+    size_t room = cfg->max_source_memory;
+    size_t total = room_left(cfg->max_total_memory, r->mem_total - s->mem_held);
+    if (total < room)
+        room = total;
+    if (source_untrusted(s)) {
+        size_t half = room_left(cfg->max_total_memory / 2, r->mem_untrusted - s->mem_held);
+        if (half < room)
+            room = half;
+    }
+    return room;
+}
+
+/* Each event stream's share of what the values and metadata leave: a
+ * quarter for its stack table, the rest (up to event_queue_size) for
+ * its queue.  Shrinking evicts the oldest records and coldest stacks. */
+static void share_among_streams(source *s)
+{
+    if (s->streams == NULL || s->meta == NULL || s->meta->nevents == 0)
+        return;
+    size_t fixed = s->meta->bytes + (s->snap != NULL ? s->snap->bytes : 0);
+    size_t share = room_left(source_allowance(s), fixed) / s->meta->nevents;
+    size_t queue = share - share / 4;
+    if (queue > s->relay->cfg->event_queue_size)
+        queue = s->relay->cfg->event_queue_size;
+    for (size_t i = 0; i < s->meta->nevents; i++) {
+        event_stream *es = s->streams[i];
+        if (es == NULL)
+            continue;
+        evqueue_set_max_bytes(es->queue, queue);
+        if (es->stacks != NULL)
+            stackcount_set_max_bytes(es->stacks, share / 4);
+    }
+}
+
+void source_account(source *s)
+{
+    relay *r = s->relay;
+    share_among_streams(s);
+    size_t now = held_now(s);
+    r->mem_total = r->mem_total - s->mem_held + now;
+    if (source_untrusted(s))
+        r->mem_untrusted = r->mem_untrusted - s->mem_held + now;
+    s->mem_held = now;
+}
+
+/* Why values could not be kept: the budget that ran out (the document's
+ * parse, or what the source may hold). */
+static void refuse_for_memory(source *s, const char *what, bool holding)
+{
+    const relay_config *cfg = s->relay->cfg;
+    s->stats.memory_refusals++;
+    drop_snapshot(s);
+    if (!holding)
+        set_error(s, SRC_ERROR, "data: %s", what);
+    else
+        set_error(s, SRC_ERROR, "data: %s: this source may hold %zu bytes now "
+                  "(max_source_memory %zu; max_total_memory %zu, %zu held by all sources, "
+                  "%zu by untrusted ones, which may hold half)", what, source_allowance(s),
+                  cfg->max_source_memory, cfg->max_total_memory, s->relay->mem_total,
+                  s->relay->mem_untrusted);
+}
+
+/* Parse a document and install it as the new snapshot.  The document
+ * itself is released here: only what the metrics read stays. */
 static void accept_document(source *s, const char *text, size_t len)
 {
     json_error_t jerr;
-    json_t *doc = json_loadb(text, len, 0, &jerr);
+    char why[400];
+    json_t *doc = jsondoc_parse(text, len, s->relay->cfg->max_document_memory, &jerr, why,
+                                sizeof(why));
+    if (doc == NULL && jerr.line == 0 && jerr.text[0] == '\0') {
+        refuse_for_memory(s, why, false);   /* refused before parsing: its shape costs too much */
+        return;
+    }
     if (doc == NULL) {
         s->stats.parse_errors++;
         drop_snapshot(s);
@@ -613,11 +751,26 @@ static void accept_document(source *s, const char *text, size_t len)
         if (len >= 1024 && (size_t)jerr.position >= len && (len & (len - 1)) == 0)
             snprintf(hint, sizeof(hint), " (the document stops at exactly %zu bytes: cut by "
                      "the producer's size cap?)", len);
-        set_error(s, SRC_ERROR, "data: invalid JSON at line %d column %d: %s%s", jerr.line,
-                  jerr.column, jerr.text, hint);
+        set_error(s, SRC_ERROR, "data: %s%s", why, hint);
         return;
     }
-    snapshot *snap = snapshot_build(s->meta, doc);
+    /* the values come first: the queues give way to them */
+    size_t room = room_left(source_allowance(s), s->meta->bytes);
+    snapshot *snap = snapshot_build_limited(s->meta, doc, room, why, sizeof(why));
+    if (snap == NULL) {
+        json_decref(doc);
+        if (strcmp(why, "out of memory") == 0) {
+            drop_snapshot(s);
+            set_error(s, SRC_ERROR, "data: out of memory");
+        } else {
+            refuse_for_memory(s, why, true);
+        }
+        source_account(s);
+        return;
+    }
+    drop_snapshot(s);
+    s->snap = snap;
+    source_account(s);   /* the streams' share follows the new values */
     if (s->streams != NULL) {
         int64_t now_ns = (int64_t)(ev_time() * 1e9);
         for (size_t i = 0; i < s->meta->nevents; i++)
@@ -625,12 +778,7 @@ static void accept_document(source *s, const char *text, size_t len)
                 event_stream_ingest(s->streams[i], doc, now_ns, &s->relay->log, s->dir);
     }
     json_decref(doc);
-    drop_snapshot(s);
-    if (snap == NULL) {
-        set_error(s, SRC_ERROR, "data: out of memory");
-        return;
-    }
-    s->snap = snap;
+    source_account(s);
     s->generation++;
     s->relay->data_dirty = true;
     s->last_ok = ev_now(s->relay->loop);
@@ -697,12 +845,6 @@ static void on_data_fifo(void *arg, doc_status st, const char *buf, size_t len, 
     relay_settle(((source *)arg)->relay);
 }
 
-static bool is_fifo(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISFIFO(st.st_mode);
-}
-
 /* The source directory is being removed (rm -rf unlinks the files first,
  * then the directory): a missing file then is the next discovery's
  * business, not a read error to log and count. */
@@ -718,22 +860,32 @@ static void read_file(source *s)
 {
     char *text, err[512];
     size_t len;
-    /* confinement first: a link to a FIFO elsewhere must not be read */
-    if (!confined(s, s->data_file, err, sizeof(err))) {
-        s->stats.reads++;
+    if (s->data_fifo != NULL)
+        return;   /* the previous read is still waiting for its writer */
+    if (file_unchanged(s))
+        return;
+    s->stats.reads++;
+    /* confined for untrusted sources: a link to a FIFO elsewhere is
+     * refused before it is opened */
+    struct stat st;
+    int fd = open_source_file(s, s->data_file, &st, err, sizeof(err));
+    if (fd < 0) {
+        if (open_status(errno) == DOC_BUSY)
+            return;   /* another reader holds it; the next poll retries */
+        s->data_st_valid = false;
+        if (!s->stap_module && errno == ENOENT && source_vanishing(s)) {
+            drop_snapshot(s);
+            return;
+        }
         s->stats.read_errors++;
         drop_snapshot(s);
-        s->data_st_valid = false;
         set_error(s, SRC_ERROR, "data: %s", err);
         return;
     }
-    if (is_fifo(s->data_file)) {
-        if (s->data_fifo != NULL)
-            return;   /* the previous read is still waiting for its writer */
-        s->stats.reads++;
-        s->data_fifo = fiforead_start(s->relay->loop, s->data_file,
-                                      s->relay->cfg->max_document_size, fifo_timeout(s),
-                                      on_data_fifo, s, err, sizeof(err));
+    if (S_ISFIFO(st.st_mode)) {
+        s->data_fifo = fiforead_start_fd(s->relay->loop, fd, s->data_file,
+                                         s->relay->cfg->max_document_size, fifo_timeout(s),
+                                         on_data_fifo, s, err, sizeof(err));
         if (s->data_fifo == NULL) {
             s->stats.read_errors++;
             drop_snapshot(s);
@@ -741,11 +893,11 @@ static void read_file(source *s)
         }
         return;
     }
-    if (file_unchanged(s))
-        return;
-    s->stats.reads++;
-    doc_status ds = doc_read(s->data_file, s->relay->cfg->max_document_size, &text, &len,
-                             err, sizeof(err));
+    /* the identity of what is parsed, not of what the path showed */
+    if (s->data_st_valid)
+        s->data_st = st;
+    doc_status ds = doc_read_fd(fd, s->data_file, s->relay->cfg->max_document_size, &text, &len,
+                                err, sizeof(err));
     if (ds == DOC_BUSY)
         return;   /* another reader holds it; the next poll retries */
     if (ds != DOC_OK && !s->stap_module && source_vanishing(s)) {
@@ -813,14 +965,16 @@ static void start_exec(source *s)
         .gid = r->exec_gid,
         .timeout = r->cfg->exec_timeout,
         .max_output = r->cfg->max_document_size,
+        /* nothing it starts outlives it, nor the PMDA */
+        .containment = r->cfg->exec_reaper_only ? EXEC_CONTAIN_REAPER : EXEC_CONTAIN,
+        .parent_death_signal = SIGKILL,
+        .max_processes = r->cfg->exec_max_processes,
     };
     char err[512];
     if (s->trusted && !trusted_ok(s, err, sizeof(err))) {
         /* the tree became unsafe since the metadata was accepted: run
          * nothing, and drop the metrics until it is safe again */
-        char *text = s->meta_text;
-        s->meta_text = NULL;
-        install_meta(s, NULL, text);
+        install_meta(s, NULL, s->meta_print);
         set_error(s, SRC_REJECTED, "%s", err);
         relay_mark_namespace_dirty(r);
         return;
@@ -854,15 +1008,16 @@ static void ensure_watch(source *s)
 
 void source_refresh_data(source *s)
 {
+    source_account(s);   /* queues shrink as clients read: start from what is held now */
     if (s->meta == NULL || s->state == SRC_DUPLICATE || s->state == SRC_REJECTED)
         return;
     if (s->streams != NULL) {
         double now = ev_time();
         for (size_t i = 0; i < s->meta->nevents; i++)
             if (s->streams[i] != NULL && s->streams[i]->stacks != NULL) {
-                uint64_t g = stacktab_generation(s->streams[i]->stacks);
-                stacktab_expire(s->streams[i]->stacks, now);
-                if (stacktab_generation(s->streams[i]->stacks) != g)
+                uint64_t g = stackcount_generation(s->streams[i]->stacks);
+                stackcount_expire(s->streams[i]->stacks, now);
+                if (stackcount_generation(s->streams[i]->stacks) != g)
                     s->relay->data_dirty = true;
             }
     }

@@ -38,7 +38,16 @@ typedef struct source_stats {
     uint64_t exec_timeouts;  /* data-exec commands killed by the time-out */
     uint64_t metadata_loads; /* metadata (re)parsed */
     uint64_t metadata_errors;/* problems found in metadata (cumulative) */
+    uint64_t memory_refusals;/* documents, values or metadata refused for memory */
 } source_stats;
+
+/* What a document's text was, without keeping the text (a metadata.json
+ * may be 16 MiB): its length and a 64-bit hash. */
+typedef struct text_print {
+    bool known;
+    size_t len;
+    uint64_t hash;
+} text_print;
 
 struct relay;
 
@@ -51,7 +60,7 @@ typedef struct source {
     bool stap_module;        /* under a SystemTap root: no data-exec, no data-path */
     bool ends_by_design;     /* a module or a run: kept as SRC_VANISHED when gone */
     source_meta *meta;       /* NULL when metadata is unusable */
-    char *meta_text;         /* last metadata text, for change detection */
+    text_print meta_print;   /* last metadata text, for change detection */
     struct stat meta_st;
     char *data_file;         /* resolved data path (file sources) */
     struct stat data_st;     /* identity of the file last parsed */
@@ -76,6 +85,9 @@ typedef struct source {
     ev_stat data_watch;
     bool watching;
     bool seen;               /* scan bookkeeping */
+    size_t mem_held;         /* bytes held (metadata, values, queues, stacks):
+                              * counted in the relay's totals */
+    ratelimit budget_rl;
 } source;
 
 source *source_new(struct relay *r, const char *dir, bool trusted, bool stap_module);
@@ -106,6 +118,16 @@ void source_report(source *s, const char *fmt, ...) __attribute__((format(printf
  * directories (sticky ones excepted) and root-owned links, and is itself
  * owned by root and not group/world-writable.  Else false and WHY. */
 bool source_trusted_path_ok(const char *path, char *why, size_t whylen);
+
+/* Bring s->mem_held (and the relay's totals) up to date, and share what
+ * the source may hold among its event queues and stack tables. */
+void source_account(source *s);
+/* Bytes the source may hold in all now: max_source_memory, within what
+ * max_total_memory leaves beside every other source (half of it for
+ * sources any user may write). */
+size_t source_allowance(const source *s);
+/* Can anybody but root change what this source reads? */
+bool source_untrusted(const source *s);
 
 /* The prefix this source publishes under, or NULL without metadata. */
 const char *source_prefix(const source *s);

@@ -1,22 +1,19 @@
 /* stack: canonicalise one stack to folded form, once, in the relay.
  *
- * Accepted input (docs/formats.md, "Stacks", has the grammar):
- *   - SystemTap backtrace text, one frame per line, leaf first: the
- *     shapes _stp_snprint_addr prints for print_backtrace/print_ubacktrace
- *     (" 0xADDR : sym+0xOFF/0xSIZE [module]"), sprint_backtrace/
- *     sprint_ubacktrace ("sym+0xOFF [module]"), print_syms/sprint_ustack
- *     (" 0xADDR : sym+0xOFF/0xSIZE [module]"), unresolved frames
- *     ("0xADDR [module+0xOFF/0xSIZE]", "0xADDR"), " (inexact)" suffixes,
- *     "Returning from: "/"Returning to  : " prefixes; "<no ... backtrace
- *     ...>" lines carry no frame and are skipped;
- *   - perf script frame lines ("\t ADDR sym+0xOFF (dso)"), collapsed the
- *     way stackcollapse-perf.pl does;
- *   - an already folded stack ("root;...;leaf", one line).
- * A multi-line stack with a line outside these shapes is refused, with a
- * reason naming the line.  Output is folded: root first, frames joined by
- * ';', offsets and addresses of resolved frames stripped, ';' inside a
- * name turned into ':', kernel frames suffixed "_[k]" (flamegraph.pl's
- * annotation). */
+ * The frame grammar -- the SystemTap and perf line shapes, the names and
+ * the _[k]/_[j]/_[i] marks -- is common/frames, shared with the client
+ * (docs/formats.md, "Stacks", has it in prose); the relay marks kernel
+ * and JIT frames always.  What is the relay's own:
+ *   - a stack is SystemTap backtrace text or perf script frame lines,
+ *     one frame per line, leaf first, or one already folded line
+ *     ("root;...;leaf"); a single line without ';' that is a frame line
+ *     is a one-frame backtrace, one that starts like a frame line (an
+ *     address, "Returning ") but is none is refused;
+ *   - a multi-line stack with a line outside the grammar is refused with
+ *     a reason naming the line, except a last line that could be a frame
+ *     cut short at SystemTap's MAXSTRINGLEN, which is dropped;
+ *   - folded frames are trimmed and empty ones dropped.
+ * Output is folded: root first, frames joined by ';'. */
 #ifndef STAPRELAY_STACK_H
 #define STAPRELAY_STACK_H
 

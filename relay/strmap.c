@@ -1,6 +1,8 @@
 /* strmap: string -> int64 hash map (linear probing, tombstones). */
 #include "relay/strmap.h"
 
+#include "common/hash.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,12 +24,7 @@ static char tombstone_mark;
 
 uint64_t strmap_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        h ^= *p;
-        h *= 1099511628211ULL;
-    }
-    return h;
+    return fnv1a64(s, strlen(s));
 }
 
 strmap *strmap_new(void)

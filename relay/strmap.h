@@ -25,7 +25,8 @@ bool strmap_del(strmap *m, const char *key);
 /* Iteration: start with *cursor = 0; returns false at the end. */
 bool strmap_next(const strmap *m, size_t *cursor, const char **key, int64_t *value);
 
-/* FNV-1a, exposed because instance numbering wants the same hash. */
+/* FNV-1a of a string (common/hash), exposed because instance numbering
+ * wants the same hash. */
 uint64_t strmap_hash(const char *s);
 
 #endif

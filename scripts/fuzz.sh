@@ -36,6 +36,11 @@ seed() {   # seed TARGET DIR: copy the fixtures that fit the target
             cp fuzz/seeds/perf-script.txt "$dir/seed1"
             cp fuzz/seeds/stap-backtrace.txt "$dir/seed2"
             cp fuzz/seeds/folded.txt "$dir/seed3" ;;
+        fuzz_pprof)
+            cp fuzz/seeds/go-cpu.pb.gz "$dir/seed1"
+            cp fuzz/seeds/go-heap.pb.gz "$dir/seed2"
+            gzip -dc fuzz/seeds/go-cpu.pb.gz > "$dir/seed3"
+            gzip -dc fuzz/seeds/go-heap.pb.gz > "$dir/seed4" ;;
         fuzz_config)
             printf '{"directory_list": ["/x"], "poll_interval": 0.5, "stap_roots": []}' > "$dir/seed2" ;;
     esac

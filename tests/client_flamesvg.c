@@ -1,4 +1,4 @@
-/* Tests for client/flamesvg: the SVG is well formed (xmllint), and the
+/* Suite: client/render/flamesvg: the SVG is well formed (xmllint), and the
  * frames it draws -- names, exact weights, title counts and
  * percentages, nesting -- are exactly what the folded input implies. */
 #include <check.h>
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/flamesvg.h"
-#include "client/folded.h"
+#include "client/render/flamesvg.h"
+#include "client/input/folded.h"
 #include "tests/testutil.h"
 
 /* ---- helpers ------------------------------------------------------ */
@@ -207,7 +207,7 @@ static void check_against_folded(const char *svg, const char *folded,
     ck_assert_uint_eq(n, stacktab_size(want) + 1);
     for (size_t i = 0; i < n; i++) {
         char cnt[64], expect[512];
-        format_thousands(cnt, sizeof cnt, f[i].w);
+        num_thousands(cnt, sizeof cnt, f[i].w);
         if (f[i].depth == 0) {
             ck_assert_double_eq(f[i].w, total);
             snprintf(expect, sizeof expect, "all (%s samples, 100%%)", cnt);
@@ -309,6 +309,29 @@ START_TEST(hostile_names_are_escaped)
     ck_assert(saw_amp && saw_bad && saw_cafe);
     free_frames(f, n);
     free(svg);
+}
+END_TEST
+
+/* Issue 13: control bytes, non-characters and invalid UTF-8 in any
+ * user-supplied string (--notes, --nametype, --title, --subtitle,
+ * --countname, the font) went raw into the SVG, which was then not XML. */
+START_TEST(hostile_options_are_escaped)
+{
+    static const char *hostile[] = {
+        "ctl\x01\x02\x1b[31m\x7f", "nonchar \xef\xbf\xbe \xef\xbf\xbf", "bad \xff\xc3",
+        "dash -- - -", "end -", "]]> </script> <!-- -->", "nl\nand\rcr\ttab",
+        "c1 \xc2\x85 \xc2\x9f", "ls \xe2\x80\xa8 ps \xe2\x80\xa9", "surrogate \xed\xa0\x80",
+    };
+    for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+        svg_options so;
+        svg_options_default(&so);
+        so.minwidth = 0;
+        so.title = so.subtitle = so.nametype = so.notes = so.countname = hostile[i];
+        ft_options fo = { 0 };
+        char *svg = render("main;a 5\nmain;b 3\n", &so, &fo);
+        ck_assert_msg(xmllint_ok(svg), "not XML with user strings \"%s\"", hostile[i]);
+        free(svg);
+    }
 }
 END_TEST
 
@@ -492,7 +515,7 @@ START_TEST(numbers_match_printf)
                       sb.buf, want);
         if (v == floor(v) && fabs(v) < 1e18) {
             char got[64], digits[64];
-            format_thousands(got, sizeof got, v);
+            num_thousands(got, sizeof got, v);
             snprintf(digits, sizeof digits, "%.0f", v);
             size_t j = 0;
             for (const char *p = got; *p; p++)
@@ -611,7 +634,7 @@ START_TEST(million_distinct_stacks_render)
     ck_assert(xmllint_ok(svg));
     char want[64], cnt[40];
     snprintf(want, sizeof want, "all (%s samples",
-             format_thousands(cnt, sizeof cnt, total));
+             num_thousands(cnt, sizeof cnt, total));
     ck_assert_ptr_nonnull(strstr(svg, want));
     free(svg);
     flametree_free(t);
@@ -619,14 +642,15 @@ START_TEST(million_distinct_stacks_render)
 }
 END_TEST
 
-Suite *client_flamesvg_suite(void)
+TEST_SUITE(client_flamesvg)
 {
-    Suite *s = suite_create("client_flamesvg");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("svg");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, frames_match_folded_input);
     tcase_add_test(tc, geometry_follows_flamegraph_pl);
     tcase_add_test(tc, hostile_names_are_escaped);
+    tcase_add_test(tc, hostile_options_are_escaped);
     tcase_add_test(tc, minwidth_prunes_and_height_follows);
     tcase_add_test(tc, inverted_flamechart_and_titles);
     tcase_add_test(tc, differential_titles_and_colours);

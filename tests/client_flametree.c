@@ -1,10 +1,11 @@
-/* Tests for client/flametree: merging, layout, deep stacks, modes. */
+/* Suite: client/stack/flametree: merging, layout, deep stacks, modes. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/flametree.h"
-#include "client/strbuf.h"
+#include "client/stack/flametree.h"
+#include "common/strbuf.h"
+#include "tests/testutil.h"
 
 static stacktab *table(const char *const *stacks, const double *w, size_t n)
 {
@@ -182,9 +183,9 @@ START_TEST(deep_stacks_need_no_recursion)
 }
 END_TEST
 
-Suite *client_flametree_suite(void)
+TEST_SUITE(client_flametree)
 {
-    Suite *s = suite_create("client_flametree");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("tree");
     tcase_add_test(tc, merges_shared_prefixes);
     tcase_add_test(tc, sort_by_weight_puts_widest_first);

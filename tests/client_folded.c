@@ -1,8 +1,13 @@
-/* Tests for client/folded: the folded line grammar. */
+/* Suite: client/input/folded: the folded line grammar (and the counts
+ * client/render/folded_out writes, read back by it). */
 #include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "client/folded.h"
+#include "client/input/folded.h"
+#include "client/render/folded_out.h"
+#include "tests/testutil.h"
 
 static bool parse(const char *s, folded_line *fl)
 {
@@ -33,6 +38,33 @@ START_TEST(fractional_counts_and_forms_flamegraph_rejects)
     ck_assert(!parse("a;b", &fl));
     ck_assert(!parse("42", &fl));
     ck_assert(!parse("", &fl));
+}
+END_TEST
+
+/* Issue 13: counts of 1e15 and more came out as "1.84467440737096e+19",
+ * which fold could not read back.  Whole counts are written in full
+ * digits and read back as the same value; a count of many digits is not
+ * cut. */
+START_TEST(large_counts_round_trip)
+{
+    static const double counts[] = {1e15, 9007199254740993.0, 18446744073709551615.0, 1e300,
+                                    123456789012345678901234567890.0};
+    for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        fputs("a;b ", f);
+        folded_print_count(f, counts[i]);
+        fclose(f);
+        ck_assert_msg(strchr(text, 'e') == NULL, "exponent in %s", text);
+        folded_line fl;
+        ck_assert_msg(parse(text, &fl), "cannot read back %s", text);
+        ck_assert_msg(fl.count[0] == counts[i], "%s read back as %.17g", text, fl.count[0]);
+        free(text);
+    }
+    folded_line fl;
+    ck_assert(parse("a;b 100000000000000000000000000000000000000000000000000000000000000000000", &fl));
+    ck_assert(fl.count[0] > 9.9e67 && fl.count[0] < 1.1e68);
 }
 END_TEST
 
@@ -87,13 +119,14 @@ START_TEST(strip_hex_rewrites_addresses)
 }
 END_TEST
 
-Suite *client_folded_suite(void)
+TEST_SUITE(client_folded)
 {
-    Suite *s = suite_create("client_folded");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("parse");
     tcase_add_test(tc, plain_line);
     tcase_add_test(tc, fractional_counts_and_forms_flamegraph_rejects);
     tcase_add_test(tc, two_columns);
+    tcase_add_test(tc, large_counts_round_trip);
     tcase_add_test(tc, spaces_inside_frames_survive);
     tcase_add_test(tc, feed_fills_both_columns);
     tcase_add_test(tc, strip_hex_rewrites_addresses);

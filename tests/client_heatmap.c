@@ -1,14 +1,17 @@
-/* Tests for client/heatmap: integer-microsecond bucketing (bucket edges,
- * a last sample on a whole second), FlameScope's idle regex, perf
- * timestamps, colours, JSON/HTML output and the command's messages. */
+/* Suite: client/stack/heatmap and its renderers (render/heatmap_out,
+ * heatmap_html): integer-microsecond bucketing (bucket edges, a last
+ * sample on a whole second), FlameScope's idle regex, colours, JSON/HTML
+ * output and the command's messages. */
 #include <check.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/heatmap.h"
-#include "client/html.h"
+#include "client/cmd/builtin.h"
+#include "client/render/heatmap_out.h"
+#include "client/stack/heatmap.h"
+#include "client/render/html.h"
 #include "tests/testutil.h"
 
 #define S(sec, us) ((int64_t)(sec) * 1000000 + (us))
@@ -17,32 +20,32 @@ START_TEST(cell_arithmetic)
 {
     int c, r;
     /* 50 rows of 20 ms; row 0 is the top = the 980-1000 ms bucket */
-    hm_cell(S(100, 0), 100, 50, &c, &r);
+    heatmap_cell(S(100, 0), 100, 50, &c, &r);
     ck_assert_int_eq(c, 0);
     ck_assert_int_eq(r, 49);
-    hm_cell(S(100, 19999), 100, 50, &c, &r);       /* last us of bucket 0 */
+    heatmap_cell(S(100, 19999), 100, 50, &c, &r);       /* last us of bucket 0 */
     ck_assert_int_eq(r, 49);
-    hm_cell(S(100, 20000), 100, 50, &c, &r);       /* first us of bucket 1 */
+    heatmap_cell(S(100, 20000), 100, 50, &c, &r);       /* first us of bucket 1 */
     ck_assert_int_eq(r, 48);
     /* FlameScope's floats put x.200000 in the 180 ms row; we do not */
-    hm_cell(S(107, 200000), 100, 50, &c, &r);
+    heatmap_cell(S(107, 200000), 100, 50, &c, &r);
     ck_assert_int_eq(c, 7);
     ck_assert_int_eq(r, 50 - 1 - 10);              /* the 200 ms row */
-    hm_cell(S(100, 999999), 100, 50, &c, &r);
+    heatmap_cell(S(100, 999999), 100, 50, &c, &r);
     ck_assert_int_eq(r, 0);
     /* rows that do not divide a second: bucket k starts at ceil(k*1e6/R) */
-    ck_assert_int_eq(hm_row_start_us(49, 48), 0);
-    ck_assert_int_eq(hm_row_start_us(49, 47), 20409);   /* ceil(20408.16) */
-    hm_cell(S(0, 20408), 0, 49, &c, &r);
+    ck_assert_int_eq(heatmap_row_start_us(49, 48), 0);
+    ck_assert_int_eq(heatmap_row_start_us(49, 47), 20409);   /* ceil(20408.16) */
+    heatmap_cell(S(0, 20408), 0, 49, &c, &r);
     ck_assert_int_eq(r, 48);
-    hm_cell(S(0, 20409), 0, 49, &c, &r);
+    heatmap_cell(S(0, 20409), 0, 49, &c, &r);
     ck_assert_int_eq(r, 47);
-    ck_assert_int_eq(hm_row_start_us(50, 0), 980000);
+    ck_assert_int_eq(heatmap_row_start_us(50, 0), 980000);
     /* columns: floor(end) - floor(start) + 1 */
-    ck_assert_int_eq(hm_columns(S(256, 872000), S(261, 887469)), 6);
-    ck_assert_int_eq(hm_columns(S(256, 872000), S(262, 0)), 7);
-    ck_assert_int_eq(hm_columns(S(5, 0), S(5, 0)), 1);
-    ck_assert_int_eq(hm_floor_div(-1, 1000000), -1);
+    ck_assert_int_eq(heatmap_columns(S(256, 872000), S(261, 887469)), 6);
+    ck_assert_int_eq(heatmap_columns(S(256, 872000), S(262, 0)), 7);
+    ck_assert_int_eq(heatmap_columns(S(5, 0), S(5, 0)), 1);
+    ck_assert_int_eq(heatmap_floor_div(-1, 1000000), -1);
 }
 END_TEST
 
@@ -94,12 +97,12 @@ END_TEST
  * weigh it (rounded, at least 1); unweighted pages keep their format. */
 START_TEST(weighted_records)
 {
-    ck_assert_uint_eq(hm_weight(1), 1);
-    ck_assert_uint_eq(hm_weight(3), 3);
-    ck_assert_uint_eq(hm_weight(2.5), 3);
-    ck_assert_uint_eq(hm_weight(0.2), 1);
-    ck_assert_uint_eq(hm_weight(1.49), 1);
-    ck_assert_uint_eq(hm_weight(1e12), UINT32_MAX);
+    ck_assert_uint_eq(heatmap_weight(1), 1);
+    ck_assert_uint_eq(heatmap_weight(3), 3);
+    ck_assert_uint_eq(heatmap_weight(2.5), 3);
+    ck_assert_uint_eq(heatmap_weight(0.2), 1);
+    ck_assert_uint_eq(heatmap_weight(1.49), 1);
+    ck_assert_uint_eq(heatmap_weight(1e12), UINT32_MAX);
     heatmap *h = heatmap_new(false);
     size_t a = stacktab_add(h->tab, "m;a", 3, 0, 3);
     size_t b = stacktab_add(h->tab, "m;b", 3, 0, 1);
@@ -194,37 +197,28 @@ START_TEST(idle_regex_and_perf_time)
 {
     const char *idle = "swapper;secondary_startup_64;cpu_startup_entry;"
                        "do_idle;cpuidle_enter";
-    ck_assert(hm_is_idle(idle, strlen(idle)));
-    ck_assert(hm_is_idle("swapper;xen_hypercall_vcpu_op", 29));
-    ck_assert(!hm_is_idle("cpuidle;swapper", 15));      /* order matters */
-    ck_assert(!hm_is_idle("app;cpuidle_enter", 17));
-    ck_assert(!hm_is_idle("swapper;schedule", 16));
-
-    const char *l1 = "java 12345 [001] 5086.200000: 1001001 cpu-clock:pppH: ";
-    ck_assert_int_eq(hm_perf_time_us(l1, strlen(l1)), S(5086, 200000));
-    const char *l2 = "swapper     0 [000] 12345.678901234:    1 cpu-clock: ";
-    ck_assert_int_eq(hm_perf_time_us(l2, strlen(l2)), S(12345, 678901));
-    const char *l3 = "kworker/0:1 7 [000] 3.5: cycles: ";
-    ck_assert_int_eq(hm_perf_time_us(l3, strlen(l3)), S(3, 500000));
-    const char *l4 = "java 12688/12764 cpu-clock: ";
-    ck_assert_int_eq(hm_perf_time_us(l4, strlen(l4)), -1);
+    ck_assert(heatmap_is_idle(idle, strlen(idle)));
+    ck_assert(heatmap_is_idle("swapper;xen_hypercall_vcpu_op", 29));
+    ck_assert(!heatmap_is_idle("cpuidle;swapper", 15));      /* order matters */
+    ck_assert(!heatmap_is_idle("app;cpuidle_enter", 17));
+    ck_assert(!heatmap_is_idle("swapper;schedule", 16));
 }
 END_TEST
 
 START_TEST(colours)
 {
     char b[8];
-    hm_color(0, 40, false, b);
+    heatmap_color(0, 40, false, b);
     ck_assert_str_eq(b, "#ffffff");
-    hm_color(20, 40, false, b);
+    heatmap_color(20, 40, false, b);
     ck_assert_str_eq(b, "#ff5032");
-    hm_color(40, 40, false, b);
+    heatmap_color(40, 40, false, b);
     ck_assert_str_eq(b, "#e50914");
-    hm_color(10, 40, false, b);          /* halfway white -> #FF5032 */
+    heatmap_color(10, 40, false, b);          /* halfway white -> #FF5032 */
     ck_assert_str_eq(b, "#ffa899");
-    hm_color(1, 40, true, b);
+    heatmap_color(1, 40, true, b);
     ck_assert_str_eq(b, "#6aaaff");
-    hm_color(3, 40, true, b);
+    heatmap_color(3, 40, true, b);
     ck_assert_str_eq(b, "#faa0b5");
 }
 END_TEST
@@ -234,7 +228,7 @@ static char *render(const heatmap *h, int kind)
     char *buf = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
-    hm_output o = { "t<i>tle", "src", false };
+    heatmap_page o = { "t<i>tle", "src", false };
     if (kind == 0)
         heatmap_write_json(fp, h);
     else if (kind == 1)
@@ -424,9 +418,9 @@ START_TEST(command)
 }
 END_TEST
 
-Suite *client_heatmap_suite(void)
+TEST_SUITE(client_heatmap)
 {
-    Suite *s = suite_create("client_heatmap");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("heatmap");
     tcase_add_test(tc, cell_arithmetic);
     tcase_add_test(tc, empty_input_says_no_input);

@@ -1,10 +1,10 @@
-/* Tests for client/input: detection and streaming from files. */
+/* Suite: client/input/input: detection and streaming from files. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/input.h"
+#include "client/input/input.h"
 #include "tests/testutil.h"
 
 static input_format detect(const char *text)
@@ -107,9 +107,9 @@ START_TEST(forced_format_overrides_detection)
 }
 END_TEST
 
-Suite *client_input_suite(void)
+TEST_SUITE(client_input)
 {
-    Suite *s = suite_create("client_input");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("input");
     tcase_add_test(tc, detects_each_format);
     tcase_add_test(tc, format_names_round_trip);

@@ -1,8 +1,9 @@
-/* Tests for client/palette: flamegraph.pl-identical colours. */
+/* Suite: client/render/palette: flamegraph.pl-identical colours. */
 #include <check.h>
 #include <string.h>
 
-#include "client/palette.h"
+#include "client/render/palette.h"
+#include "tests/testutil.h"
 
 static void hot_is(const char *name, int r, int g, int b)
 {
@@ -85,9 +86,9 @@ START_TEST(differential_scale)
 }
 END_TEST
 
-Suite *client_palette_suite(void)
+TEST_SUITE(client_palette)
 {
-    Suite *s = suite_create("client_palette");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("colours");
     tcase_add_test(tc, hot_palette_matches_perl);
     tcase_add_test(tc, drand48_emulation);

@@ -1,5 +1,6 @@
-/* Tests for client/run (options, script catalog, backend choice) and
- * client/perf_source (perf script parsing, the source directory). */
+/* Suite: client/run/run, what `staprelay run` stands on: its options
+ * (OPTS_SCRIPT), the script catalog, the machine probe, the backend
+ * choice and the kernel runtime's command line. */
 #include <check.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,10 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "client/perf_source.h"
-#include "client/run.h"
+#include "client/cmd/options.h"
+#include "client/run/run.h"
 #include "tests/testutil.h"
 
+/* run's options through the one parser (cmd/options.c, OPTS_SCRIPT);
+ * the usage error it prints is kept in err. */
 static int parse(run_opts *o, char *err, size_t len, ...)
 {
     char *argv[32];
@@ -24,7 +27,19 @@ static int parse(run_opts *o, char *err, size_t len, ...)
         argv[argc++] = (char *)a;
     va_end(ap);
     argv[argc] = NULL;
-    return run_parse_args(argc, argv, o, err, len);
+    static cmd_opts co;
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *devnull = fopen("/dev/null", "w");
+    dup2(fileno(devnull), 2);
+    int rc = cmd_opts_parse(&co, OPTS_SCRIPT, argc, argv, "test");
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    fclose(devnull);
+    *o = co.script;
+    snprintf(err, len, "%s", co.error);
+    return rc;
 }
 
 START_TEST(args_basic)
@@ -71,7 +86,7 @@ START_TEST(args_errors)
     ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "--frobnicate", NULL), 2);
     ck_assert_ptr_nonnull(strstr(err, "unknown option"));
     ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "-T", NULL), 2);
-    ck_assert_ptr_nonnull(strstr(err, "needs a value"));
+    ck_assert_ptr_nonnull(strstr(err, "missing argument"));
     ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "syslat", NULL), 2);
     ck_assert_ptr_nonnull(strstr(err, "unexpected argument"));
 }
@@ -79,14 +94,15 @@ END_TEST
 
 START_TEST(durations_and_names)
 {
-    ck_assert_double_eq(run_parse_duration("4"), 4);
-    ck_assert_double_eq(run_parse_duration("1.5s"), 1.5);
-    ck_assert_double_eq(run_parse_duration("500ms"), 0.5);
-    ck_assert_double_eq(run_parse_duration("2min"), 120);
-    ck_assert_double_eq(run_parse_duration("1h"), 3600);
-    ck_assert(run_parse_duration("") < 0);
-    ck_assert(run_parse_duration("-1") < 0);
-    ck_assert(run_parse_duration("3 weeks") < 0);
+    run_opts o;
+    char err[512];
+    /* the limits are common/script_opts' table, the PMDA's too */
+    ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "--hz", "10000", NULL), 0);
+    ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "--hz", "10001", NULL), 2);
+    ck_assert_str_eq(err, "bad --hz '10001' (an integer 1..10000)");
+    ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "--pid", "4194305", NULL), 2);
+    ck_assert_int_eq(parse(&o, err, sizeof err, "profile", "-T", "1.5min", NULL), 0);
+    ck_assert_double_eq(o.duration, 90);
     ck_assert(run_name_ok("staprelay_profile"));
     ck_assert(run_name_ok("P2"));
     ck_assert(!run_name_ok(""));
@@ -469,205 +485,9 @@ START_TEST(kernel_runtime_command)
 }
 END_TEST
 
-/* ---- perf_source -------------------------------------------------------- */
-
-typedef struct got {
-    int n;
-    char stack[8][256];
-    char comm[8][32];
-    long pid[8], tid[8];
-    int cpu[8];
-    long long ts[8];
-} got;
-
-static void collect(void *arg, const perf_sample *s)
+TEST_SUITE(client_run)
 {
-    got *g = arg;
-    if (g->n >= 8)
-        return;
-    snprintf(g->stack[g->n], sizeof g->stack[0], "%s", s->stack.buf);
-    snprintf(g->comm[g->n], sizeof g->comm[0], "%s", s->comm.buf);
-    g->pid[g->n] = s->pid;
-    g->tid[g->n] = s->tid;
-    g->cpu[g->n] = s->cpu;
-    g->ts[g->n] = (long long)s->ts_ns;
-    g->n++;
-}
-
-static void feed(perf_sampler *ps, const char *text)
-{
-    const char *p = text;
-    while (*p) {
-        size_t n = strcspn(p, "\n");
-        perf_sampler_line(ps, p, n);
-        p += n + (p[n] == '\n');
-    }
-    perf_sampler_finish(ps);
-}
-
-static const char script_text[] =
-    "dd 4242/4243 [001] 1764450000.123456789: \n"
-    "\tffffffff81cdb1b0 rw_verify_area+0x10 ([kernel.kallsyms])\n"
-    "\tffffffff8133f6f5 vfs_write+0x1d5 ([kernel.kallsyms])\n"
-    "\t    7f0011223344 __GI___libc_write+0x14 (/usr/lib/x86_64-linux-gnu/libc.so.6)\n"
-    "\t            6041 [unknown] (/usr/bin/dd)\n"
-    "\n"
-    "swapper     0/0     [000] 1764450000.200000000: \n"
-    "\tffffffff8103ce3b native_safe_halt+0xb ([kernel.kallsyms])\n"
-    "\n"
-    "Web Content 77/78 [000] 1764450000.3: \n"
-    "\t               0 [unknown] ([unknown])\n"
-    "\t            1234 std::vector<int>::push_back(int const&)+0x4 (/usr/bin/x)\n"
-    "\t            1235 main; evil+0x4 (/usr/bin/x)\n"
-    "not a header\n"
-    "sh 9/9 [001] 1764450000.4: \n";
-
-START_TEST(sampler)
-{
-    got g;
-    memset(&g, 0, sizeof g);
-    perf_sampler ps;
-    perf_sampler_init(&ps, collect, &g);
-    feed(&ps, script_text);
-    ck_assert_int_eq(g.n, 2);
-    ck_assert_str_eq(g.comm[0], "dd");
-    ck_assert_int_eq(g.pid[0], 4242);
-    ck_assert_int_eq(g.tid[0], 4243);
-    ck_assert_int_eq(g.cpu[0], 1);
-    ck_assert_int_eq(g.ts[0], 1764450000123456789LL);
-    ck_assert_str_eq(g.stack[0], "[dd];__GI___libc_write;vfs_write_[k];rw_verify_area_[k]");
-    ck_assert_str_eq(g.comm[1], "Web Content");
-    ck_assert_int_eq(g.ts[1], 1764450000300000000LL);
-    ck_assert_str_eq(g.stack[1], "main: evil;std::vector<int>::push_back;[unknown]");
-    ck_assert_uint_eq(ps.idle, 1);          /* swapper, pid 0 */
-    ck_assert_uint_eq(ps.empty, 1);         /* sh: no frames */
-    ck_assert_uint_eq(ps.bad_lines, 1);
-    perf_sampler_free(&ps);
-
-    memset(&g, 0, sizeof g);
-    perf_sampler_init(&ps, collect, &g);
-    ps.kernel_only = true;
-    ps.keep_idle = true;
-    feed(&ps, script_text);
-    ck_assert_int_eq(g.n, 2);
-    ck_assert_str_eq(g.stack[0], "vfs_write_[k];rw_verify_area_[k]");
-    ck_assert_str_eq(g.stack[1], "native_safe_halt_[k]");
-    perf_sampler_free(&ps);
-
-    memset(&g, 0, sizeof g);
-    perf_sampler_init(&ps, collect, &g);
-    ps.user_only = true;
-    feed(&ps, script_text);
-    ck_assert_str_eq(g.stack[0], "[dd];__GI___libc_write");
-    perf_sampler_free(&ps);
-}
-END_TEST
-
-START_TEST(sample_header)
-{
-    perf_sample s;
-    memset(&s, 0, sizeof s);
-    const char *h = "perf-exec 12/12 [003] 5.000000001:";
-    ck_assert(perf_sample_header(h, strlen(h), &s));
-    ck_assert_str_eq(s.comm.buf, "perf-exec");
-    ck_assert_int_eq(s.cpu, 3);
-    ck_assert_int_eq(s.ts_ns, 5000000001LL);
-    h = "bash 77 123.5:";                     /* no cpu, tid only */
-    ck_assert(perf_sample_header(h, strlen(h), &s));
-    ck_assert_int_eq(s.pid, 77);
-    ck_assert_int_eq(s.cpu, -1);
-    h = "bash x/y [0] 1.0:";
-    ck_assert(!perf_sample_header(h, strlen(h), &s));
-    h = "\tffff sym (mod)";
-    ck_assert(!perf_sample_header(h, strlen(h), &s));
-    sb_free(&s.comm);
-    sb_free(&s.stack);
-}
-END_TEST
-
-START_TEST(source_dir)
-{
-    char *d = tu_mkdtemp();
-    char err[512];
-    perf_source src;
-    ck_assert_int_eq(perf_source_open(&src, d, "myprof", 99, err, sizeof err), 0);
-    char *meta_path = NULL, *data_path = NULL;
-    ck_assert_int_ne(asprintf(&meta_path, "%s/myprof/metadata.json", d), -1);
-    ck_assert_int_ne(asprintf(&data_path, "%s/myprof/data.json", d), -1);
-    char *meta = tu_slurp(meta_path);
-    ck_assert_ptr_nonnull(meta);
-    ck_assert_ptr_nonnull(strstr(meta, "\"prefix\": \"myprof\""));
-    ck_assert_ptr_nonnull(strstr(meta, "\"sequence\": \"/seq\""));
-    ck_assert_ptr_nonnull(strstr(meta, "\"dropped\": \"/samples_dropped\""));
-    free(meta);
-    char *data = tu_slurp(data_path);
-    ck_assert_ptr_nonnull(strstr(data, "\"samples\": []"));
-    free(data);
-
-    /* a second run under the same name while this one lives: refused */
-    perf_source other;
-    ck_assert_int_eq(perf_source_open(&other, d, "myprof", 99, err, sizeof err), 0);
-    /* (same pid: reused) */
-    perf_source_close(&other, false);
-
-    perf_sample s;
-    memset(&s, 0, sizeof s);
-    sb_adds(&s.comm, "we\"ird\n");
-    sb_adds(&s.stack, "main;f\\g_[k]");
-    s.pid = s.tid = 7;
-    s.cpu = 1;
-    s.ts_ns = 1764450000000000001LL;
-    perf_source_add(&src, &s);
-    perf_source_add(&src, &s);
-    ck_assert_int_eq(perf_source_flush(&src, err, sizeof err), 0);
-    data = tu_slurp(data_path);
-    ck_assert_ptr_nonnull(strstr(data, "\"taken\": 2"));
-    ck_assert_ptr_nonnull(strstr(data, "\"seq\": 1, \"ts\": 1764450000000000001, \"pid\": 7"));
-    ck_assert_ptr_nonnull(strstr(data, "\"seq\": 2,"));
-    ck_assert_ptr_nonnull(strstr(data, "\"comm\": \"we\\\"ird\\n\""));
-    ck_assert_ptr_nonnull(strstr(data, "\"stack\": \"main;f\\\\g_[k]\""));
-    free(data);
-    /* the next write holds only new records, numbered on */
-    src.max_pending = 1;
-    perf_source_add(&src, &s);
-    perf_source_add(&src, &s);
-    ck_assert_int_eq(perf_source_flush(&src, err, sizeof err), 0);
-    data = tu_slurp(data_path);
-    ck_assert_ptr_null(strstr(data, "\"seq\": 1,"));
-    ck_assert_ptr_nonnull(strstr(data, "\"seq\": 3,"));
-    ck_assert_ptr_null(strstr(data, "\"seq\": 4,"));
-    ck_assert_ptr_nonnull(strstr(data, "\"samples_dropped\": 1"));
-    ck_assert_ptr_nonnull(strstr(data, "\"taken\": 4"));
-    free(data);
-    char *dir = NULL;
-    ck_assert_int_ne(asprintf(&dir, "%s/myprof", d), -1);
-    perf_source_close(&src, true);
-    struct stat st;
-    ck_assert_int_ne(stat(dir, &st), 0);
-
-    /* a stale directory of a dead run is reused; a foreign one is not */
-    mkdir(dir, 0755);
-    tu_write(dir, ".staprelay-run", "999999999\n");
-    ck_assert_int_eq(perf_source_open(&src, d, "myprof", 99, err, sizeof err), 0);
-    perf_source_close(&src, true);
-    mkdir(dir, 0755);
-    tu_write(dir, "metadata.json", "{}");
-    ck_assert_int_eq(perf_source_open(&src, d, "myprof", 99, err, sizeof err), -1);
-    ck_assert_ptr_nonnull(strstr(err, "already exists"));
-    ck_assert_int_eq(perf_source_open(&src, "/nonexistent", "x", 99, err, sizeof err), -1);
-    sb_free(&s.comm);
-    sb_free(&s.stack);
-    free(meta_path);
-    free(data_path);
-    free(dir);
-    tu_rmtree(d);
-    free(d);
-}
-END_TEST
-
-Suite *client_run_suite(void)
-{
-    Suite *s = suite_create("client_run");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("run");
     tcase_add_test(tc, args_basic);
     tcase_add_test(tc, args_errors);
@@ -676,9 +496,6 @@ Suite *client_run_suite(void)
     tcase_add_test(tc, catalog);
     tcase_add_test(tc, module_probe);
     tcase_add_test(tc, choice);
-    tcase_add_test(tc, sampler);
-    tcase_add_test(tc, sample_header);
-    tcase_add_test(tc, source_dir);
     suite_add_tcase(s, tc);
     /* runs stap/kmod.sh and stap/kbuild.sh (shell, sha256sum, cp) five
      * times: seconds on a busy machine */

@@ -1,4 +1,4 @@
-/* Tests for client/speedscope: valid speedscope JSON whose samples and
+/* Suite: client/render/speedscope: valid speedscope JSON whose samples and
  * weights reproduce the input stacks. */
 #include <check.h>
 #include <jansson.h>
@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/speedscope.h"
-#include "client/strbuf.h"
+#include "client/render/speedscope.h"
+#include "common/strbuf.h"
+#include "tests/testutil.h"
 
 START_TEST(round_trips_stacks_and_weights)
 {
@@ -59,9 +60,9 @@ START_TEST(round_trips_stacks_and_weights)
 }
 END_TEST
 
-Suite *client_speedscope_suite(void)
+TEST_SUITE(client_speedscope)
 {
-    Suite *s = suite_create("client_speedscope");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("speedscope");
     tcase_add_test(tc, round_trips_stacks_and_weights);
     suite_add_tcase(s, tc);

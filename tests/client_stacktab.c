@@ -1,10 +1,11 @@
-/* Tests for client/stacktab: merging, totals, orders, sequences. */
+/* Suite: client/stack/stacktab: merging, totals, orders, sequences. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/stacktab.h"
+#include "client/stack/stacktab.h"
+#include "tests/testutil.h"
 
 static void add(stacktab *t, const char *s, int col, double w)
 {
@@ -143,9 +144,9 @@ START_TEST(keys_may_hold_any_bytes)
 }
 END_TEST
 
-Suite *client_stacktab_suite(void)
+TEST_SUITE(client_stacktab)
 {
-    Suite *s = suite_create("client_stacktab");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, merges_identical_stacks);
     tcase_add_test(tc, two_columns_are_independent);

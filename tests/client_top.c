@@ -1,11 +1,12 @@
-/* Tests for client/top: self/total aggregation and output. */
+/* Suite: client/stack/top: self/total aggregation and output. */
 #include <check.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/top.h"
+#include "client/stack/top.h"
+#include "tests/testutil.h"
 
 static stacktab *table(void)
 {
@@ -87,9 +88,9 @@ START_TEST(table_and_json_output)
 }
 END_TEST
 
-Suite *client_top_suite(void)
+TEST_SUITE(client_top)
 {
-    Suite *s = suite_create("client_top");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("top");
     tcase_add_test(tc, self_and_total);
     tcase_add_test(tc, table_and_json_output);

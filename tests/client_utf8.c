@@ -1,8 +1,9 @@
-/* Tests for client/utf8: validation and escaping of frame names. */
+/* Suite: client/util/utf8: validation and escaping of frame names. */
 #include <check.h>
 #include <string.h>
 
-#include "client/utf8.h"
+#include "client/util/utf8.h"
+#include "tests/testutil.h"
 
 static void xml_is(const char *in, size_t n, bool quot, const char *want)
 {
@@ -50,12 +51,22 @@ START_TEST(json_escaping)
     json_escape(&sb, "\"\\\n<\xff", 5);
     ck_assert_str_eq(sb.buf, "\\\"\\\\\\n\\u003c\\\\xFF");
     sb_free(&sb);
+    /* what XML refuses or JS reads as a newline never goes out raw */
+    sb = (strbuf)STRBUF_INIT;
+    json_escape(&sb, "\xef\xbf\xbe\xef\xbf\xbf\xc2\x85\x7f\xe2\x80\xa8", 12);
+    ck_assert_str_eq(sb.buf, "\\ufffe\\uffff\\u0085\\u007f\\u2028");
+    sb_free(&sb);
+    /* comment text: no "--", no final '-', XML characters only */
+    sb = (strbuf)STRBUF_INIT;
+    xml_comment_escape(&sb, "a--b -\x01<c>-", strlen("a--b -\x01<c>-"));
+    ck_assert_str_eq(sb.buf, "a- -b -\\x01c- ");
+    sb_free(&sb);
 }
 END_TEST
 
-Suite *client_utf8_suite(void)
+TEST_SUITE(client_utf8)
 {
-    Suite *s = suite_create("client_utf8");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("utf8");
     tcase_add_test(tc, decode_rejects_bad_sequences);
     tcase_add_test(tc, xml_escaping);

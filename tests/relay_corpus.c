@@ -5,7 +5,6 @@
 #include "relay/docread.h"
 #include "relay/metadata.h"
 #include "relay/snapshot.h"
-#include "tests/suites.h"
 #include "tests/testutil.h"
 
 #include <stdio.h>
@@ -152,9 +151,9 @@ START_TEST(corpus_truncated_at_every_structural_position)
 }
 END_TEST
 
-Suite *corpus_suite(void)
+TEST_SUITE(relay_corpus)
 {
-    Suite *s = suite_create("corpus");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, corpus_documents_give_their_errors);

@@ -1,11 +1,11 @@
-/* Suite: event metadata, record ingest (duplicates, gaps, rejects,
+/* Suite: relay/events, event metadata, record ingest (duplicates, gaps, rejects,
  * producer drops), stacks table bounds, histogram buckets. */
 #include "relay/config.h"
 #include "relay/events.h"
 #include "relay/metadata.h"
 #include "relay/snapshot.h"
-#include "relay/stacktab.h"
-#include "tests/suites.h"
+#include "relay/stackcount.h"
+#include "tests/testutil.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -116,8 +116,8 @@ START_TEST(event_ingest_dedup_gaps_rejects)
     ck_assert_int_eq(r.when[0], 1764449999000000000LL);
     ck_assert_str_eq(r.stacks[2], "x;y");
     /* stacks table: x;y weighted 5 + 1, the idle stack 1 */
-    ck_assert_uint_eq(stacktab_count(es->stacks), 2);
-    const stack_entry *e0 = stacktab_entry(es->stacks, 0), *e1 = stacktab_entry(es->stacks, 1);
+    ck_assert_uint_eq(stackcount_size(es->stacks), 2);
+    const stackcount_row *e0 = stackcount_entry(es->stacks, 0), *e1 = stackcount_entry(es->stacks, 1);
     ck_assert_str_eq(e0->name, "default_idle_[k],native_safe_halt_[k]");
     ck_assert_uint_eq(e0->count, 1);
     ck_assert_str_eq(e1->name, "x,y");
@@ -345,26 +345,26 @@ START_TEST(config_max_record_capped)
 }
 END_TEST
 
-START_TEST(stacktab_bounded_and_expiring)
+START_TEST(stackcount_bounded_and_expiring)
 {
-    stacktab *t = stacktab_new(50, 10);
+    stackcount *t = stackcount_new(50, 10);
     char name[32];
     for (int i = 0; i < 200; i++) {
         snprintf(name, sizeof(name), "main;f%d", i);
-        stacktab_add(t, name, 1, (double)i);
+        stackcount_add(t, name, 1, (double)i);
     }
-    ck_assert_uint_le(stacktab_count(t), 50);
-    ck_assert_uint_ge(stacktab_evicted(t), 150);
+    ck_assert_uint_le(stackcount_size(t), 50);
+    ck_assert_uint_ge(stackcount_evicted(t), 150);
     /* the newest survive */
     int found = 0;
-    for (size_t i = 0; i < stacktab_count(t); i++)
-        found |= strcmp(stacktab_entry(t, i)->name, "main,f199") == 0;
+    for (size_t i = 0; i < stackcount_size(t); i++)
+        found |= strcmp(stackcount_entry(t, i)->name, "main,f199") == 0;
     ck_assert(found);
-    uint64_t g = stacktab_generation(t);
-    stacktab_expire(t, 205);          /* only stacks seen after t=195 stay */
-    ck_assert_uint_le(stacktab_count(t), 5);
-    ck_assert_uint_gt(stacktab_generation(t), g);
-    stacktab_free(t);
+    uint64_t g = stackcount_generation(t);
+    stackcount_expire(t, 205);          /* only stacks seen after t=195 stay */
+    ck_assert_uint_le(stackcount_size(t), 5);
+    ck_assert_uint_gt(stackcount_generation(t), g);
+    stackcount_free(t);
 }
 END_TEST
 
@@ -393,9 +393,9 @@ START_TEST(histogram_buckets_named_by_bounds)
 }
 END_TEST
 
-Suite *events_suite(void)
+TEST_SUITE(relay_events)
 {
-    Suite *s = suite_create("events");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, event_metadata_parsed);
     tcase_add_test(tc, event_ingest_dedup_gaps_rejects);
@@ -404,7 +404,7 @@ Suite *events_suite(void)
     tcase_add_test(tc, event_record_limit_in_pcp_bytes);
     tcase_add_test(tc, event_read_bounded_in_pcp_bytes);
     tcase_add_test(tc, config_max_record_capped);
-    tcase_add_test(tc, stacktab_bounded_and_expiring);
+    tcase_add_test(tc, stackcount_bounded_and_expiring);
     tcase_add_test(tc, histogram_buckets_named_by_bounds);
     suite_add_tcase(s, tc);
     return s;

@@ -1,6 +1,6 @@
-/* Suite: evqueue bound, drops, per-client views and missed counts. */
+/* Suite: relay/evqueue, the bound, drops, per-client views and missed counts. */
 #include "relay/evqueue.h"
-#include "tests/suites.h"
+#include "tests/testutil.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -146,9 +146,9 @@ START_TEST(evqueue_read_is_bounded_per_call_and_end_client_frees)
 }
 END_TEST
 
-Suite *evqueue_suite(void)
+TEST_SUITE(relay_evqueue)
 {
-    Suite *s = suite_create("evqueue");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, evqueue_clients_see_only_new_records_in_order);
     tcase_add_test(tc, evqueue_replay_gives_late_clients_the_whole_stream);

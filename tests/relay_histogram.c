@@ -22,7 +22,6 @@
  * stap/tests/fixtures.py) byte-equal to what this layout gives. */
 #include "relay/metadata.h"
 #include "relay/snapshot.h"
-#include "tests/suites.h"
 #include "tests/testutil.h"
 
 #include <inttypes.h>
@@ -445,9 +444,9 @@ START_TEST(tapset_fixture_follows_systemtap)
 }
 END_TEST
 
-Suite *histogram_suite(void)
+TEST_SUITE(relay_histogram)
 {
-    Suite *s = suite_create("histogram");
+    Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, systemtap_layout_edges_are_exact);
     tcase_add_test(tc, hist_log_zero_negative_and_extremes);

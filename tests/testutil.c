@@ -1,6 +1,9 @@
 /* testutil: temp dirs and files for the Check suites. */
 #include "tests/testutil.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +23,9 @@ char *tu_mkdtemp(void)
         free(p);
         return NULL;
     }
+    /* an untrusted source under it is read as its directory's owner, or
+     * as exec_user when root owns it: others must be able to look in */
+    chmod(p, 0755);
     return p;
 }
 
@@ -63,6 +69,24 @@ static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ft
 {
     (void)sb; (void)flag; (void)ftw;
     return remove(p);
+}
+
+char *tu_join(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 2;
+    char *p = malloc(n);
+    ck_assert_ptr_nonnull(p);
+    snprintf(p, n, "%s/%s", a, b);
+    return p;
+}
+
+int tu_fifo_has_reader(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_NONBLOCK);
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    return !(fd < 0 && e == ENXIO);
 }
 
 void tu_rmtree(const char *path)

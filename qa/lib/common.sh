@@ -327,9 +327,13 @@ qa_atomic_write() {
 qa_make_source() {
     # qa_make_source DIR METADATA_JSON [DATA_JSON]: a pmdajson-style source
     # directory (created world-readable: pmdajson may not run as root).
+    # data.json first and metadata.json last, each whole: a directory is a
+    # source once its metadata.json appears, and a poll in between must not
+    # see a source without its data (a logged warning a slow run caught).
     mkdir -p "$1"
-    printf '%s\n' "$2" > "$1/metadata.json"
+    chmod a+rX "$1"
     [ $# -lt 3 ] || printf '%s\n' "$3" | qa_atomic_write "$1/data.json"
+    printf '%s\n' "$2" | qa_atomic_write "$1/metadata.json"
     chmod -R a+rX "$1"
 }
 
@@ -508,6 +512,13 @@ qa_pmcd_stop() {
         fi
     done
     for p in "$QA_PMCD_DIR"/log/valgrind.*.log; do
+        [ -f "$p" ] || continue
+        # valgrind 3.19 does not know openat2 (syscall 437): it says so in
+        # five lines and fails the call with ENOSYS, and the PMDA then
+        # opens untrusted files the way it does on kernels without openat2
+        # (relay/confine.c).  A notice about valgrind, not about the PMDA.
+        awk '/WARNING: unhandled amd64-linux syscall: 437$/ { skip = 5 }
+             skip > 0 { skip--; next } { print }' "$p" > "$p.kept" && mv "$p.kept" "$p"
         [ -s "$p" ] || continue
         qa_fail "valgrind reported errors in the PMDA ($(basename "$p"), see $qa_full_name)"
         { echo "== $p"; cat "$p"; } >> "$qa_full"

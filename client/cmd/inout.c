@@ -1,0 +1,256 @@
+/* inout: what every command does around its work -- read the inputs
+ * named by its options, open and close the output (see inout.h). */
+#include "client/cmd/inout.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/render/pprof_write.h"
+#include "common/xalloc.h"
+
+char *inout_output_name(const cmd_opts *o, const char *kind)
+{
+    if (o->output_dir == NULL || kind == NULL)
+        return NULL;
+    strbuf sb = STRBUF_INIT;
+    cmd_opts_output_stem(o, &sb);
+    sb_printf(&sb, "-%s", kind);
+    return sb_steal(&sb);
+}
+
+
+int inout_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
+                 stacktab *tab)
+{
+    input_options in = o->in;
+    in.col = col;
+    pcp_stats st;
+    memset(&st, 0, sizeof st);
+    strbuf err = STRBUF_INIT;
+    int rc = pcp_input_read(po, &in, o->command, tab, &st, &err);
+    if (rc != 0) {
+        fprintf(stderr, "staprelay %s: %s\n", o->command, err.buf);
+        if (rc == 2)
+            fprintf(stderr, "usage: see staprelay(1), PCP INPUTS\n");
+        sb_free(&err);
+        return rc;
+    }
+    sb_free(&err);
+    if (st.missed)
+        fprintf(stderr, "staprelay %s: missed %" PRIu64 " records (the "
+                "PMDA's queue overflowed before they were fetched)\n",
+                o->command, st.missed);
+    if (st.ignored)
+        fprintf(stderr, "staprelay %s: ignored %" PRIu64 " records without "
+                "a usable stack\n", o->command, st.ignored);
+    if (st.records == 0)
+        fprintf(stderr, "staprelay %s: no event records%s\n", o->command,
+                po->nhosts ? " arrived" : " in the archive");
+    else if (st.stacks == 0 && st.outside && st.run_window)
+        fprintf(stderr, "staprelay %s: all %" PRIu64 " records are outside "
+                "run %s's time window\n", o->command, st.outside, po->run);
+    else if (st.stacks == 0 && st.outside)
+        fprintf(stderr, "staprelay %s: all %" PRIu64 " records are outside "
+                "the -S/-T window\n", o->command, st.outside);
+    else if (st.outside && st.run_window)
+        fprintf(stderr, "staprelay %s: left out %" PRIu64 " records from "
+                "outside run %s's time window (another run of the same "
+                "script)\n", o->command, st.outside, po->run);
+    return 0;
+}
+
+/* What a pprof profile gave: the sample type read (pprof's choice or
+ * --sample-index), and the samples left out. */
+static void inout_pprof_notes(const cmd_opts *o, const char *name,
+                              const input_stats *st)
+{
+    fprintf(stderr, "staprelay %s: %s: pprof profile, values of %s\n",
+            o->command, name, st->event[0] ? st->event : "no sample type");
+    if (st->ignored)
+        fprintf(stderr, "staprelay %s: %s: ignored %" PRIu64 " samples "
+                "(negative values, no locations, or stacks over 1 MiB)\n",
+                o->command, name, st->ignored);
+}
+
+int inout_read_inputs(const cmd_opts *o, char **files, int nfiles, int col,
+                    stacktab *tab)
+{
+    input_options in = o->in;
+    in.col = col;
+    char *stdin_only[] = { "-" };
+    if (pcp_options_active(&o->pcp)) {
+        int rc = inout_read_pcp(o, &o->pcp, col, tab);
+        if (rc != 0 || nfiles == 0)
+            return rc;
+    } else if (nfiles == 0) {
+        files = stdin_only;
+        nfiles = 1;
+    }
+    for (int i = 0; i < nfiles; i++) {
+        input_stats st;
+        memset(&st, 0, sizeof st);
+        strbuf err = STRBUF_INIT;
+        if (input_read_path(files[i], &in, tab, &st, &err) != 0) {
+            fprintf(stderr, "staprelay %s: %s\n", o->command, err.buf);
+            sb_free(&err);
+            return 1;
+        }
+        sb_free(&err);
+        const char *name = strcmp(files[i], "-") == 0 ? "stdin" : files[i];
+        if (st.format == INPUT_PPROF) {
+            inout_pprof_notes(o, name, &st);
+            continue;
+        }
+        if (st.ignored)
+            fprintf(stderr, "staprelay %s: %s: ignored %" PRIu64
+                    " lines with invalid format\n", o->command, name,
+                    st.ignored);
+        if (st.filtered)
+            fprintf(stderr, "staprelay %s: %s: kept only events of type %s"
+                    " (%" PRIu64 " samples of other types skipped)\n",
+                    o->command, name, st.event, st.filtered);
+    }
+    return 0;
+}
+
+FILE *inout_open_output(cmd_opts *o, const char *kind)
+{
+    if (o->output_dir && kind) {
+        char *name = inout_output_name(o, kind);
+        strbuf err = STRBUF_INIT;
+        FILE *fp = outfile_open(&o->outf, o->output_dir, name, &err);
+        if (fp == NULL)
+            fprintf(stderr, "staprelay %s: %s\n", o->command, err.buf);
+        sb_free(&err);
+        free(name);
+        return fp;
+    }
+    if (o->output == NULL || strcmp(o->output, "-") == 0)
+        return stdout;
+    FILE *fp = fopen(o->output, "w");
+    if (fp == NULL)
+        fprintf(stderr, "staprelay %s: %s: %s\n", o->command, o->output,
+                strerror(errno));
+    return fp;
+}
+
+int inout_close_output(cmd_opts *o, FILE *out)
+{
+    if (o->outf.fp != NULL && out == o->outf.fp) {
+        strbuf err = STRBUF_INIT;
+        char *path = xstrdup(o->outf.dst);
+        int rc = 0;
+        if (outfile_commit(&o->outf, &err) < 0) {
+            fprintf(stderr, "staprelay %s: %s\n", o->command, err.buf);
+            rc = 1;
+        } else {
+            fprintf(stderr, "staprelay %s: wrote %s\n", o->command, path);
+        }
+        free(path);
+        sb_free(&err);
+        return rc;
+    }
+    int bad = ferror(out);
+    if (out == stdout)
+        bad |= fflush(out) != 0;
+    else
+        bad |= fclose(out) != 0;
+    if (bad) {
+        fprintf(stderr, "staprelay %s: write error on %s\n", o->command,
+                o->output ? o->output : "stdout");
+        return 1;
+    }
+    return 0;
+}
+
+void inout_discard_output(cmd_opts *o, FILE *out)
+{
+    if (o->outf.fp != NULL && out == o->outf.fp) {
+        outfile_abort(&o->outf);
+    } else if (out == stdout) {
+        fflush(out);
+    } else if (out != NULL) {
+        fclose(out);
+    }
+}
+
+void inout_run_title(strbuf *sb, const char *name, const pcp_run *r)
+{
+    sb_printf(sb, "run %s", name);
+    if (r->request && r->request[0]) {
+        sb_adds(sb, ": ");
+        pcp_run_text(sb, r->request, 120);
+    }
+    if (r->name)        /* parsed: the state is known */
+        sb_printf(sb, " (%s)", pcp_run_state_name(r->state));
+}
+
+int inout_empty_input(const cmd_opts *o)
+{
+    if (pcp_options_active(&o->pcp) && o->nfiles == 0) {
+        if (o->pcp.run)
+            fprintf(stderr, "staprelay %s: no stack samples from run %s\n",
+                    o->command, o->pcp.run);
+        else
+            fprintf(stderr, "staprelay %s: no stack samples from %s\n",
+                    o->command, o->pcp.metrics[0]);
+        return 2;
+    }
+    fprintf(stderr, "staprelay %s: no stack samples found in the input "
+            "(expected folded stacks, perf script output or SystemTap "
+            "backtraces)\n", o->command);
+    return 2;
+}
+
+pprof_builder *inout_pprof_start(cmd_opts *o, bool pprof, int *rc)
+{
+    *rc = 0;
+    if (!pprof) {
+        if (o->sample_times) {
+            fprintf(stderr, "staprelay %s: --sample-times adds the samples' "
+                    "times to a pprof profile: it needs --format pprof\n",
+                    o->command);
+            *rc = 2;
+        }
+        return NULL;
+    }
+    pprof_builder *b = pprof_builder_new(o->sample_times);
+    o->in.on_detail = pprof_builder_observe;
+    o->in.on_detail_arg = b;
+    return b;
+}
+
+int inout_pprof_finish(cmd_opts *o, pprof_builder *b, FILE *out)
+{
+    strbuf notes = STRBUF_INIT, comment = STRBUF_INIT;
+    sb_printf(&comment, "staprelay %s", o->command);
+    int wrc = pprof_builder_write(b, out, comment.buf, &notes);
+    pprof_builder_free(b);
+    for (const char *p = notes.buf; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        fprintf(stderr, "staprelay %s: %.*s\n", o->command, (int)n, p);
+        p += n + (nl != NULL);
+    }
+    sb_free(&notes);
+    sb_free(&comment);
+    if (wrc != 0) {
+        fprintf(stderr, "staprelay %s: write error on %s\n", o->command,
+                o->output ? o->output : "stdout");
+        inout_discard_output(o, out);
+        return 1;
+    }
+    return inout_close_output(o, out);
+}
+
+int inout_drawn_column(const cmd_opts *o, const stacktab *tab)
+{
+    int col = stacktab_has_col1(tab) ? 1 : 0;
+    if (stacktab_total(tab, col) <= 0) {
+        inout_empty_input(o);
+        return -1;
+    }
+    return col;
+}

@@ -1,0 +1,629 @@
+/* options: the one command-line parser (see options.h). */
+#include "client/cmd/options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "client/stack/heatmap.h"
+#include "common/duration.h"
+#include "common/script_opts.h"
+
+enum {
+    O_INPUT_FORMAT = 256, O_PID, O_TID, O_KERNEL, O_JIT, O_ALL, O_ADDRS,
+    O_TITLE, O_SUBTITLE, O_COUNTNAME, O_NAMETYPE, O_WIDTH, O_HEIGHT,
+    O_FONTSIZE, O_FONTTYPE, O_FONTWIDTH, O_MINWIDTH, O_COLORS, O_HASH,
+    O_REVERSE, O_INVERTED, O_FLAMECHART, O_SORT, O_FORMAT, O_NOTES,
+    O_NORMALIZE, O_STRIP_HEX, O_NEGATE, O_ELIDED, O_FOLDED, O_LIMIT, O_BY,
+    O_HELP, O_OUTPUT, O_HOST, O_ARCHIVE, O_INTERVAL, O_START, O_FINISH,
+    O_METRIC, O_BY_HOST, O_RUN, O_OUTPUT_DIR, O_LABEL,
+    O_ROWS, O_ENHANCE, O_KEEP_IDLE,
+    O_LIVE_DIR, O_WINDOW_MINUTES, O_FLAME_SECONDS, O_MAX_SAMPLES,
+    O_HEATMAP_KIND,
+    O_DURATION, O_SCRIPT_NAME, O_HZ, O_SCRIPT_PID, O_CMD, O_KERNEL_ONLY,
+    O_USER_ONLY, O_SCRIPT_DIR, O_BACKEND,
+    O_SAMPLE_INDEX, O_SAMPLE_TIMES, O_NODECOUNT, O_NODEFRACTION,
+    O_EDGEFRACTION,
+};
+
+/* Every option of every command.  A long name or a short letter may
+ * stand in two groups that no command accepts together (--pid, --name,
+ * --dir, -T, -n). */
+typedef struct opt_def {
+    const char *name;
+    int         has_arg;     /* no_argument / required_argument */
+    int         letter;      /* short option, or 0 */
+    int         id;
+    int         group;       /* OPTS_*; 0: every command */
+} opt_def;
+
+static const opt_def options[] = {
+    { "help",           no_argument,       0,   O_HELP,           0 },
+    { "output",         required_argument, 'o', O_OUTPUT,         OPTS_OUTPUT },
+    { "format",         required_argument, 0,   O_FORMAT,         OPTS_OUTPUT },
+    { "input-format",   required_argument, 0,   O_INPUT_FORMAT,   OPTS_INPUT },
+    { "pid",            no_argument,       0,   O_PID,            OPTS_INPUT },
+    { "tid",            no_argument,       0,   O_TID,            OPTS_INPUT },
+    { "kernel",         no_argument,       0,   O_KERNEL,         OPTS_INPUT },
+    { "jit",            no_argument,       0,   O_JIT,            OPTS_INPUT },
+    { "all",            no_argument,       0,   O_ALL,            OPTS_INPUT },
+    { "addrs",          no_argument,       0,   O_ADDRS,          OPTS_INPUT },
+    { "sample-index",   required_argument, 0,   O_SAMPLE_INDEX,   OPTS_INPUT },
+    { "sample-times",   no_argument,       0,   O_SAMPLE_TIMES,   OPTS_OUTPUT },
+    { "title",          required_argument, 0,   O_TITLE,          OPTS_SVG },
+    { "subtitle",       required_argument, 0,   O_SUBTITLE,       OPTS_SVG },
+    { "countname",      required_argument, 0,   O_COUNTNAME,      OPTS_SVG },
+    { "nametype",       required_argument, 0,   O_NAMETYPE,       OPTS_SVG },
+    { "width",          required_argument, 0,   O_WIDTH,          OPTS_SVG },
+    { "height",         required_argument, 0,   O_HEIGHT,         OPTS_SVG },
+    { "fontsize",       required_argument, 0,   O_FONTSIZE,       OPTS_SVG },
+    { "fonttype",       required_argument, 0,   O_FONTTYPE,       OPTS_SVG },
+    { "fontwidth",      required_argument, 0,   O_FONTWIDTH,      OPTS_SVG },
+    { "minwidth",       required_argument, 0,   O_MINWIDTH,       OPTS_SVG },
+    { "colors",         required_argument, 0,   O_COLORS,         OPTS_SVG },
+    { "palette",        required_argument, 0,   O_COLORS,         OPTS_SVG },
+    { "hash",           no_argument,       0,   O_HASH,           OPTS_SVG },
+    { "inverted",       no_argument,       0,   O_INVERTED,       OPTS_SVG },
+    { "flamechart",     no_argument,       0,   O_FLAMECHART,     OPTS_SVG },
+    { "notes",          required_argument, 0,   O_NOTES,          OPTS_SVG },
+    { "reverse",        no_argument,       0,   O_REVERSE,        OPTS_TREE },
+    { "sort",           required_argument, 0,   O_SORT,           OPTS_TREE },
+    { "normalize",      no_argument,       'n', O_NORMALIZE,      OPTS_DIFF },
+    { "strip-hex",      no_argument,       's', O_STRIP_HEX,      OPTS_DIFF },
+    { "negate",         no_argument,       0,   O_NEGATE,         OPTS_DIFF },
+    { "elided",         no_argument,       0,   O_ELIDED,         OPTS_DIFF },
+    { "folded",         no_argument,       0,   O_FOLDED,         OPTS_DIFF },
+    { "limit",          required_argument, 'n', O_LIMIT,          OPTS_TOP },
+    { "by",             required_argument, 0,   O_BY,             OPTS_TOP },
+    /* -h is pmcd's host, as in every PCP tool; help is --help */
+    { "host",           required_argument, 'h', O_HOST,           OPTS_PCP },
+    { "archive",        required_argument, 'a', O_ARCHIVE,        OPTS_PCP },
+    { "interval",       required_argument, 't', O_INTERVAL,       OPTS_PCP },
+    { "start",          required_argument, 'S', O_START,          OPTS_PCP },
+    { "finish",         required_argument, 'T', O_FINISH,         OPTS_PCP },
+    { "metric",         required_argument, 0,   O_METRIC,         OPTS_PCP },
+    { "by-host",        no_argument,       0,   O_BY_HOST,        OPTS_PCP },
+    { "run",            required_argument, 0,   O_RUN,            OPTS_FROM_RUN },
+    { "output-dir",     required_argument, 0,   O_OUTPUT_DIR,     OPTS_FROM_RUN },
+    { "name",           required_argument, 0,   O_LABEL,          OPTS_FROM_RUN },
+    { "rows",           required_argument, 0,   O_ROWS,           OPTS_HEATMAP },
+    { "enhance",        no_argument,       0,   O_ENHANCE,        OPTS_HEATMAP },
+    { "keep-idle",      no_argument,       0,   O_KEEP_IDLE,      OPTS_HEATMAP },
+    { "nodecount",      required_argument, 0,   O_NODECOUNT,      OPTS_GRAPH },
+    { "nodefraction",   required_argument, 0,   O_NODEFRACTION,   OPTS_GRAPH },
+    { "edgefraction",   required_argument, 0,   O_EDGEFRACTION,   OPTS_GRAPH },
+    { "dir",            required_argument, 0,   O_LIVE_DIR,       OPTS_LIVE },
+    { "window-minutes", required_argument, 0,   O_WINDOW_MINUTES, OPTS_LIVE },
+    { "flame-seconds",  required_argument, 0,   O_FLAME_SECONDS,  OPTS_LIVE },
+    { "max-samples",    required_argument, 0,   O_MAX_SAMPLES,    OPTS_LIVE },
+    { "heatmap",        required_argument, 0,   O_HEATMAP_KIND,   OPTS_LIVE },
+    { "duration",       required_argument, 'T', O_DURATION,       OPTS_SCRIPT },
+    { "name",           required_argument, 0,   O_SCRIPT_NAME,    OPTS_SCRIPT },
+    { "hz",             required_argument, 0,   O_HZ,             OPTS_SCRIPT },
+    { "pid",            required_argument, 0,   O_SCRIPT_PID,     OPTS_SCRIPT },
+    { "cmd",            required_argument, 0,   O_CMD,            OPTS_SCRIPT },
+    { "kernel-only",    no_argument,       0,   O_KERNEL_ONLY,    OPTS_SCRIPT },
+    { "user-only",      no_argument,       0,   O_USER_ONLY,      OPTS_SCRIPT },
+    { "dir",            required_argument, 0,   O_SCRIPT_DIR,     OPTS_SCRIPT },
+    { "backend",        required_argument, 0,   O_BACKEND,        OPTS_SCRIPT },
+};
+#define NOPTIONS (sizeof options / sizeof options[0])
+
+static bool accepted(const opt_def *d, int groups)
+{
+    return d->group == 0 || (groups & d->group);
+}
+
+/* ---- errors ---------------------------------------------------------------- */
+
+static int vusage_error(cmd_opts *o, const char *usage, const char *fmt,
+                        va_list ap)
+{
+    vsnprintf(o->error, sizeof o->error, fmt, ap);
+    fprintf(stderr, "staprelay %s: %s\n", o->command, o->error);
+    fprintf(stderr, "usage: %s\n", usage);
+    return 2;
+}
+
+int cmd_opts_error(cmd_opts *o, const char *usage, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vusage_error(o, usage, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* An option getopt did not take: one of another command's groups (not
+ * valid here), or none at all (unknown). */
+static int not_taken(cmd_opts *o, const char *usage, const char *arg)
+{
+    size_t n = strcspn(arg, "=");
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        const opt_def *d = &options[i];
+        bool is_long = arg[0] == '-' && arg[1] == '-'
+                       && strlen(d->name) == n - 2
+                       && strncmp(arg + 2, d->name, n - 2) == 0;
+        bool is_short = arg[0] == '-' && arg[1] != '-' && arg[1] != '\0'
+                        && d->letter == arg[1];
+        if (is_long || is_short)
+            return cmd_opts_error(o, usage, "option not valid here: %s", arg);
+    }
+    return cmd_opts_error(o, usage, "unknown option: %s", arg);
+}
+
+/* ---- values ---------------------------------------------------------------- */
+
+static bool parse_double(const char *s, double lo, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end != '\0' || !(v >= lo) || v > 1e7)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno != 0 || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* A whole number in [lo, hi] for option opt, or a usage error. */
+static int number(cmd_opts *o, const char *usage, const char *opt,
+                  const char *v, long lo, long hi, long *out)
+{
+    if (parse_long(v, lo, hi, out))
+        return 0;
+    return cmd_opts_error(o, usage, "%s takes %ld to %ld: %s", opt, lo, hi, v);
+}
+
+/* ---- --output-dir ---------------------------------------------------------- */
+
+static int check_output_dir(cmd_opts *o, const char *usage)
+{
+    if (o->label && o->output_dir == NULL)
+        return cmd_opts_error(o, usage, "--name LABEL names the files that "
+                              "--output-dir writes; give --output-dir DIR");
+    if (o->output_dir == NULL)
+        return 0;
+    if (o->output)
+        return cmd_opts_error(o, usage, "-o and --output-dir exclude each "
+                              "other");
+    if (o->label == NULL && o->nruns == 0)
+        return cmd_opts_error(o, usage, "--output-dir names its files after "
+                              "the run (--run NAME); without a run, give "
+                              "--name LABEL");
+    strbuf stem = STRBUF_INIT;
+    cmd_opts_output_stem(o, &stem);
+    bool ok = outfile_stem_ok(stem.buf);
+    sb_free(&stem);
+    if (!ok) {
+        fprintf(stderr, "staprelay %s: --output-dir: %s%s is not usable in a "
+                "file name (1 to 200 of A-Z a-z 0-9 . _ + -, not starting "
+                "with . or -)%s\n", o->command,
+                o->label ? "--name " : "the run name ",
+                o->label ? o->label : o->nruns == 2 ? "pair" : o->runs[0],
+                o->label ? "" : "; give --name LABEL");
+        return 2;
+    }
+    struct stat st;
+    if (stat(o->output_dir, &st) < 0 || !S_ISDIR(st.st_mode)
+        || access(o->output_dir, W_OK | X_OK) < 0) {
+        int e = errno;
+        fprintf(stderr, "staprelay %s: --output-dir %s: %s\n", o->command,
+                o->output_dir, stat(o->output_dir, &st) < 0 ? strerror(e)
+                : !S_ISDIR(st.st_mode) ? "not a directory" : strerror(e));
+        return 2;
+    }
+    return 0;
+}
+
+void cmd_opts_output_stem(const cmd_opts *o, strbuf *sb)
+{
+    if (o->label)
+        sb_adds(sb, o->label);
+    else if (o->nruns == 2)
+        sb_printf(sb, "%s-vs-%s", o->runs[0], o->runs[1]);
+    else if (o->nruns == 1)
+        sb_adds(sb, o->runs[0]);
+}
+
+const char *cmd_opts_format(const cmd_opts *o, const char *const formats[])
+{
+    const char *fmt = o->format ? o->format : formats[0];
+    strbuf list = STRBUF_INIT;
+    for (size_t i = 0; formats[i] != NULL; i++) {
+        if (strcmp(fmt, formats[i]) == 0) {
+            sb_free(&list);
+            return fmt;
+        }
+        sb_printf(&list, "%s%s", i == 0 ? "" : formats[i + 1] ? ", " : " or ", formats[i]);
+    }
+    fprintf(stderr, "staprelay %s: unknown --format %s (%s)\n", o->command, fmt, list.buf);
+    sb_free(&list);
+    return NULL;
+}
+
+/* ---- one option ------------------------------------------------------------ */
+
+/* Take option id with argument arg (NULL for flags).  Returns 0, or 2
+ * after a usage error. */
+static int take(cmd_opts *o, int groups, const char *usage, int id,
+                const char *arg)
+{
+    bool two = groups & OPTS_DIFF;     /* diff takes two of -S, -T, --run */
+    double d;
+    long n;
+    switch (id) {
+    case O_OUTPUT: o->output = arg; break;
+    case O_FORMAT: o->format = arg; break;
+    case O_HOST:
+        if (o->pcp.nhosts == PCP_MAX_SOURCES)
+            return cmd_opts_error(o, usage, "too many -h: %s", arg);
+        o->pcp.hosts[o->pcp.nhosts++] = arg;
+        break;
+    case O_ARCHIVE:
+        if (o->pcp.narchives == PCP_MAX_SOURCES)
+            return cmd_opts_error(o, usage, "too many -a: %s", arg);
+        o->pcp.archives[o->pcp.narchives++] = arg;
+        break;
+    case O_INTERVAL: o->pcp.interval = arg; break;
+    case O_START:
+        if (o->nstarts == (two ? 2 : 1))
+            return cmd_opts_error(o, usage, "%s: %s", two
+                                  ? "-S given more than twice"
+                                  : "-S given twice", arg);
+        o->starts[o->nstarts++] = arg;
+        break;
+    case O_FINISH:
+        if (o->nfinishes == (two ? 2 : 1))
+            return cmd_opts_error(o, usage, "%s: %s", two
+                                  ? "-T given more than twice"
+                                  : "-T given twice", arg);
+        o->finishes[o->nfinishes++] = arg;
+        break;
+    case O_METRIC:
+        if (o->pcp.nmetrics == PCP_MAX_METRICS)
+            return cmd_opts_error(o, usage, "too many --metric: %s", arg);
+        o->pcp.metrics[o->pcp.nmetrics++] = arg;
+        o->metric_opt = true;
+        break;
+    case O_BY_HOST: o->pcp.by_host = true; break;
+    case O_RUN:
+        if (o->nruns == (two ? 2 : 1))
+            return cmd_opts_error(o, usage, "%s: %s", two
+                                  ? "--run given more than twice"
+                                  : "--run given twice", arg);
+        if (*arg == '\0')
+            return cmd_opts_error(o, usage, "--run needs a run name");
+        o->runs[o->nruns++] = arg;
+        break;
+    case O_OUTPUT_DIR:
+        if (*arg == '\0')
+            return cmd_opts_error(o, usage, "--output-dir needs a directory");
+        o->output_dir = arg;
+        break;
+    case O_LABEL: o->label = arg; break;
+    case O_INPUT_FORMAT:
+        if (!input_format_parse(arg, &o->in.format))
+            return cmd_opts_error(o, usage, "unknown input format: %s", arg);
+        break;
+    case O_PID: o->in.perf.include_pid = true; break;
+    case O_TID: o->in.perf.include_tid = true; break;
+    case O_KERNEL: o->in.perf.annotate_kernel = true; break;
+    case O_JIT: o->in.perf.annotate_jit = true; break;
+    case O_ALL: o->in.perf.annotate_kernel = o->in.perf.annotate_jit = true; break;
+    case O_ADDRS: o->in.perf.include_addrs = true; break;
+    case O_SAMPLE_INDEX:
+        if (*arg == '\0')
+            return cmd_opts_error(o, usage, "--sample-index needs a number "
+                                  "or a sample type name");
+        o->in.sample_index = arg;
+        break;
+    case O_SAMPLE_TIMES: o->sample_times = true; break;
+    case O_TITLE: o->svg.title = arg; break;
+    case O_SUBTITLE: o->svg.subtitle = arg; break;
+    case O_COUNTNAME: o->svg.countname = arg; break;
+    case O_NAMETYPE: o->svg.nametype = arg; break;
+    case O_NOTES: o->svg.notes = arg; break;
+    case O_FONTTYPE: o->svg.fonttype = arg; break;
+    case O_WIDTH:
+        if (!parse_double(arg, 40, &o->svg.width))
+            return cmd_opts_error(o, usage, "bad --width: %s", arg);
+        break;
+    case O_HEIGHT:
+        if (!parse_double(arg, 2, &o->svg.frameheight))
+            return cmd_opts_error(o, usage, "bad --height: %s", arg);
+        break;
+    case O_FONTSIZE:
+        if (!parse_double(arg, 1, &o->svg.fontsize))
+            return cmd_opts_error(o, usage, "bad --fontsize: %s", arg);
+        break;
+    case O_FONTWIDTH:
+        if (!parse_double(arg, 0.01, &o->svg.fontwidth))
+            return cmd_opts_error(o, usage, "bad --fontwidth: %s", arg);
+        break;
+    case O_MINWIDTH: {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s", arg);
+        size_t len = strlen(buf);
+        o->svg.minwidth_pct = len > 0 && buf[len - 1] == '%';
+        if (o->svg.minwidth_pct)
+            buf[len - 1] = '\0';
+        if (!parse_double(buf, 0, &d))
+            return cmd_opts_error(o, usage, "bad --minwidth: %s", arg);
+        o->svg.minwidth = d;
+        break;
+    }
+    case O_COLORS:
+        if (!palette_parse(arg, &o->svg.colors))
+            return cmd_opts_error(o, usage, "unknown palette: %s", arg);
+        break;
+    case O_HASH: o->svg.hash = true; break;
+    case O_REVERSE: o->reverse = true; break;
+    case O_INVERTED: o->svg.inverted = true; break;
+    case O_FLAMECHART: o->svg.flamechart = true; break;
+    case O_SORT:
+        if (strcmp(arg, "weight") == 0)
+            o->sort_weight = true;
+        else if (strcmp(arg, "name") == 0)
+            o->sort_weight = false;
+        else
+            return cmd_opts_error(o, usage, "--sort takes name or weight: %s",
+                                  arg);
+        break;
+    case O_NORMALIZE: o->normalize = true; break;
+    case O_STRIP_HEX: o->in.strip_hex = true; break;
+    case O_NEGATE: o->svg.negate = true; break;
+    case O_ELIDED: o->elided = true; break;
+    case O_FOLDED: o->folded_out = true; break;
+    case O_LIMIT: {
+        char *end;
+        o->limit = strtol(arg, &end, 10);
+        if (*end || o->limit < 0)
+            return cmd_opts_error(o, usage, "bad --limit: %s", arg);
+        break;
+    }
+    case O_BY:
+        if (strcmp(arg, "self") && strcmp(arg, "total"))
+            return cmd_opts_error(o, usage, "--by takes self or total: %s",
+                                  arg);
+        o->by = arg;
+        break;
+    case O_ROWS:
+        if (number(o, usage, "--rows", arg, 1, HEATMAP_MAX_ROWS, &n))
+            return 2;
+        o->rows = (int)n;
+        break;
+    case O_ENHANCE: o->enhance = true; break;
+    case O_NODECOUNT:
+        return number(o, usage, "--nodecount", arg, 0, 1000000, &o->nodecount);
+    case O_NODEFRACTION:
+    case O_EDGEFRACTION:
+        if (!parse_double(arg, 0, &d) || d > 1)
+            return cmd_opts_error(o, usage, "%s takes a fraction from 0 to "
+                                  "1: %s", id == O_NODEFRACTION
+                                  ? "--nodefraction" : "--edgefraction", arg);
+        *(id == O_NODEFRACTION ? &o->nodefraction : &o->edgefraction) = d;
+        break;
+    case O_KEEP_IDLE: o->keep_idle = true; break;
+    case O_LIVE_DIR:
+        if (*arg == '\0')
+            return cmd_opts_error(o, usage, "--dir needs a directory");
+        o->live_dir = arg;
+        break;
+    case O_WINDOW_MINUTES:
+        return number(o, usage, "--window-minutes", arg, 1,
+                      HEATMAP_MAX_COLUMNS / 60 - 1, &o->window_min);
+    case O_FLAME_SECONDS:
+        return number(o, usage, "--flame-seconds", arg, 1, 86400, &o->flame_s);
+    case O_MAX_SAMPLES:
+        return number(o, usage, "--max-samples", arg, 1000, 1000000000L,
+                      &o->max_samples);
+    case O_HEATMAP_KIND:
+        if (strcmp(arg, "html") && strcmp(arg, "svg") && strcmp(arg, "both"))
+            return cmd_opts_error(o, usage, "--heatmap takes html, svg or both");
+        o->want_html = strcmp(arg, "svg") != 0;
+        o->want_svg = strcmp(arg, "html") != 0;
+        break;
+    case O_DURATION:
+        o->script.duration = duration_parse(arg);
+        if (o->script.duration <= 0)
+            return cmd_opts_error(o, usage, "bad duration '%s' (seconds, or "
+                                  "with a unit: 500ms, 10s, 2m, 1h)", arg);
+        break;
+    case O_SCRIPT_NAME:
+        if (!run_name_ok(arg))
+            return cmd_opts_error(o, usage, "bad name '%s': a letter, then "
+                                  "letters, digits or '_', at most 48 (it is "
+                                  "the module name and a PCP name component)",
+                                  arg);
+        o->script.name = arg;
+        break;
+    case O_HZ:
+    case O_SCRIPT_PID: {
+        const script_opt *so = script_opt_find(id == O_HZ ? "hz" : "pid");
+        if (!script_opt_value(so, arg, id == O_HZ ? &o->script.hz : &o->script.pid))
+            return cmd_opts_error(o, usage, "bad --%s '%s' (%s)", so->name, arg, so->what);
+        o->script.given |= id == O_HZ ? RUN_OPT_HZ : RUN_OPT_PID;
+        break;
+    }
+    case O_CMD:
+        if (*arg == '\0')
+            return cmd_opts_error(o, usage, "empty --cmd");
+        o->script.cmd = arg;
+        o->script.given |= RUN_OPT_CMD;
+        break;
+    case O_KERNEL_ONLY:
+        o->script.kernel_only = true;
+        o->script.given |= RUN_OPT_KERNEL_ONLY;
+        break;
+    case O_USER_ONLY:
+        o->script.user_only = true;
+        o->script.given |= RUN_OPT_USER_ONLY;
+        break;
+    case O_SCRIPT_DIR: o->script.dir = arg; break;
+    case O_BACKEND:
+        if (strcmp(arg, "stap") && strcmp(arg, "bpf") && strcmp(arg, "perf"))
+            return cmd_opts_error(o, usage, "bad --backend '%s' (stap, bpf or "
+                                  "perf)", arg);
+        o->script.backend = arg;
+        break;
+    default:
+        return cmd_opts_error(o, usage, "unknown option");
+    }
+    return 0;
+}
+
+/* ---- after the options: what they say together ------------------------------ */
+
+/* run: exactly one argument, the script. */
+static int finish_script(cmd_opts *o, const char *usage)
+{
+    if (o->nfiles == 0)
+        return cmd_opts_error(o, usage, "no script named (staprelay list "
+                              "shows them)");
+    if (o->nfiles > 1)
+        return cmd_opts_error(o, usage, "unexpected argument '%s' after the "
+                              "script name", o->files[1]);
+    o->script.script = o->files[0];
+    if (o->script.pid && o->script.cmd)
+        return cmd_opts_error(o, usage, "--pid and --cmd exclude each other");
+    if (o->script.kernel_only && o->script.user_only)
+        return cmd_opts_error(o, usage, "--kernel-only and --user-only "
+                              "exclude each other");
+    return 0;
+}
+
+/* The PCP inputs: metric names, option combinations. */
+static int finish_pcp(cmd_opts *o, const char *usage)
+{
+    o->pcp.start = o->nstarts ? o->starts[0] : NULL;
+    o->pcp.finish = o->nfinishes ? o->finishes[0] : NULL;
+    if (pcp_options_active(&o->pcp) && !o->metric_opt) {
+        /* the arguments name the event metrics */
+        if (o->nfiles > PCP_MAX_METRICS)
+            return cmd_opts_error(o, usage, "too many metrics: %s",
+                                  o->files[0]);
+        for (int i = 0; i < o->nfiles; i++)
+            o->pcp.metrics[o->pcp.nmetrics++] = o->files[i];
+        o->nfiles = 0;
+    }
+    o->pcp.run = o->nruns ? o->runs[0] : NULL;
+    const perf_options *pf = &o->in.perf;
+    if (pcp_options_active(&o->pcp) && o->nfiles == 0
+        && (pf->annotate_kernel || pf->annotate_jit || pf->include_addrs))
+        return cmd_opts_error(o, usage, "--kernel, --jit, --all and --addrs "
+                              "apply to perf script text; PCP event records "
+                              "come with their stacks folded (kernel frames "
+                              "already marked _[k], JIT frames _[j])");
+    int rc = check_output_dir(o, usage);
+    if (rc != 0)
+        return rc;
+    strbuf err = STRBUF_INIT;
+    pcp_options check = o->pcp;
+    if (check.nmetrics == 0 && !pcp_options_active(&check))
+        check.nmetrics = 1;     /* files only: nothing to name */
+    if (pcp_options_check(&check, &err) < 0)
+        rc = cmd_opts_error(o, usage, "%s", err.buf);
+    sb_free(&err);
+    return rc;
+}
+
+/* ---- the parse --------------------------------------------------------------- */
+
+static void defaults(cmd_opts *o, const char *command)
+{
+    memset(o, 0, sizeof *o);
+    o->command = command;
+    svg_options_default(&o->svg);
+    o->limit = 20;
+    o->by = "self";
+    o->rows = HEATMAP_DEFAULT_ROWS;
+    o->window_min = 10;
+    o->flame_s = 30;
+    o->max_samples = 2000000;
+    o->want_html = o->want_svg = true;
+    o->nodecount = 80;           /* pprof's defaults */
+    o->nodefraction = 0.005;
+    o->edgefraction = 0.001;
+}
+
+/* The getopt_long table and short-option string of the options the
+ * groups accept. */
+static void build_table(int groups, struct option *lo, char *shortopts)
+{
+    size_t k = 0, s = 0;
+    shortopts[s++] = ':';           /* a missing argument returns ':' */
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        const opt_def *d = &options[i];
+        if (!accepted(d, groups))
+            continue;
+        lo[k++] = (struct option){ d->name, d->has_arg, NULL, d->id };
+        if (d->letter) {
+            shortopts[s++] = (char)d->letter;
+            if (d->has_arg == required_argument)
+                shortopts[s++] = ':';
+        }
+    }
+    shortopts[s] = '\0';
+    lo[k] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+/* The option id of short letter c for these groups. */
+static int letter_id(int groups, int c)
+{
+    for (size_t i = 0; i < NOPTIONS; i++)
+        if (options[i].letter == c && accepted(&options[i], groups))
+            return options[i].id;
+    return 0;
+}
+
+int cmd_opts_parse(cmd_opts *o, int groups, int argc, char **argv,
+                   const char *usage)
+{
+    defaults(o, argv[0]);
+    struct option lo[NOPTIONS + 1];
+    char shortopts[2 * NOPTIONS + 2];
+    build_table(groups, lo, shortopts);
+    optind = 0;     /* GNU: full reinitialisation, callable repeatedly */
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
+        if (c == '?')
+            return not_taken(o, usage, argv[optind - 1]);
+        if (c == ':')
+            return cmd_opts_error(o, usage, "missing argument: %s",
+                                  argv[optind - 1]);
+        int id = c < 256 ? letter_id(groups, c) : c;
+        if (id == O_HELP) {
+            printf("usage: %s\n(see staprelay(1))\n", usage);
+            return 1;
+        }
+        int rc = take(o, groups, usage, id, optarg);
+        if (rc != 0)
+            return rc;
+    }
+    o->files = argv + optind;
+    o->nfiles = argc - optind;
+    if (o->svg.flamechart && o->sort_weight)
+        return cmd_opts_error(o, usage, "--flamechart keeps the input (time) "
+                              "order on the x axis; --sort weight cannot "
+                              "apply to it");
+    if (groups & OPTS_SCRIPT)
+        return finish_script(o, usage);
+    return finish_pcp(o, usage);
+}

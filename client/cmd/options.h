@@ -1,0 +1,109 @@
+/* options: the one command-line parser every command uses.  One table
+ * of options, each in a group; a command names the groups it accepts
+ * and the parser builds its getopt_long table from them, so an option
+ * has one spelling, one validation and one error message everywhere
+ * (staprelay(1) documents each group once).  An option of a group the
+ * command does not accept is "not valid here"; one no command knows is
+ * "unknown".  Reading the inputs and opening the output is
+ * cmd/inout.h's. */
+#ifndef STAPRELAY_OPTIONS_H
+#define STAPRELAY_OPTIONS_H
+
+#include <stdbool.h>
+#include "client/input/input.h"
+#include "client/input/pcp_input.h"
+#include "client/render/flamesvg.h"
+#include "client/run/run.h"
+#include "client/util/outfile.h"
+
+enum {
+    OPTS_INPUT    = 1 << 0,  /* --input-format, perf collapse options,
+                              * --sample-index (pprof input) */
+    OPTS_SVG      = 1 << 1,  /* rendering options */
+    OPTS_DIFF     = 1 << 2,  /* --normalize --strip-hex --negate --elided --folded */
+    OPTS_TOP      = 1 << 3,  /* --limit --by */
+    OPTS_TREE     = 1 << 4,  /* --reverse --sort */
+    OPTS_PCP      = 1 << 5,  /* -h -a -t -S -T --metric --by-host */
+    OPTS_FROM_RUN = 1 << 6,  /* --run --output-dir --name: a run's records */
+    OPTS_OUTPUT   = 1 << 7,  /* -o --format --sample-times */
+    OPTS_HEATMAP  = 1 << 8,  /* --rows --enhance --keep-idle */
+    OPTS_LIVE     = 1 << 9,  /* --dir --window-minutes --flame-seconds
+                              * --max-samples --heatmap */
+    OPTS_SCRIPT   = 1 << 10, /* run's: -T --name --hz --pid --cmd
+                              * --kernel-only --user-only --dir --backend;
+                              * exactly one argument, the script */
+    OPTS_GRAPH    = 1 << 11, /* --nodecount --nodefraction --edgefraction */
+};
+
+typedef struct cmd_opts {
+    const char   *command;
+    char          error[512];  /* the last usage error, as printed */
+    input_options in;
+    svg_options   svg;
+    const char   *output;      /* -o; NULL = stdout */
+    const char   *format;      /* --format */
+    bool          sample_times; /* --sample-times (--format pprof) */
+    bool          reverse;
+    bool          sort_weight;
+    bool          normalize;
+    bool          elided;
+    bool          folded_out;
+    long          limit;
+    const char   *by;
+    char        **files;
+    int           nfiles;
+    /* PCP inputs.  With -h/-a the arguments are event metric names,
+     * unless --metric names it; then they are files merged in. */
+    pcp_options   pcp;
+    bool          metric_opt;  /* --metric given */
+    const char   *starts[2];   /* -S, -T as given (diff takes two) */
+    int           nstarts;
+    const char   *finishes[2];
+    int           nfinishes;
+    /* Runs (docs/runs.md): --run NAME (diff: twice, BEFORE and AFTER);
+     * pcp.run is runs[0].  --output-dir DIR writes DIR/STEM-KIND, STEM
+     * being --name LABEL, else the run name, else "A-vs-B" for diff. */
+    const char   *runs[2];
+    int           nruns;
+    const char   *output_dir;
+    const char   *label;       /* --name */
+    outfile       outf;        /* the open --output-dir file */
+    /* OPTS_HEATMAP */
+    int           rows;        /* HEATMAP_DEFAULT_ROWS */
+    bool          enhance;
+    bool          keep_idle;
+    /* OPTS_LIVE */
+    const char   *live_dir;    /* --dir */
+    long          window_min;  /* 10 */
+    long          flame_s;     /* 30 */
+    long          max_samples; /* 2000000 */
+    bool          want_html, want_svg;   /* --heatmap; both by default */
+    /* OPTS_GRAPH: pprof's cut-offs (80, 0.005, 0.001) */
+    long          nodecount;
+    double        nodefraction, edgefraction;
+    /* OPTS_SCRIPT: the script named and its options */
+    run_opts      script;
+} cmd_opts;
+
+/* Parse argv (argv[0] is the command name) for a command accepting the
+ * given groups.  Returns 0; 2 after printing a usage error ("staprelay
+ * CMD: MESSAGE" and "usage: USAGE", also kept in o->error); or 1 after
+ * printing help for --help, so callers return rc == 1 ? 0 : rc.  -h is
+ * never help: it is pmcd's host, as in every PCP tool. */
+int cmd_opts_parse(cmd_opts *o, int groups, int argc, char **argv,
+                   const char *usage);
+
+/* The stem of --output-dir's file names: --name LABEL, else the run's
+ * name, else "BEFORE-vs-AFTER" (diff). */
+void cmd_opts_output_stem(const cmd_opts *o, strbuf *sb);
+
+/* The output format: --format, else formats[0], which must be one of the
+ * NULL-terminated formats.  Returns it, or NULL after printing
+ * "staprelay CMD: unknown --format X (a, b or c)". */
+const char *cmd_opts_format(const cmd_opts *o, const char *const formats[]);
+
+/* Print a usage error as the parser does and return 2. */
+int cmd_opts_error(cmd_opts *o, const char *usage, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

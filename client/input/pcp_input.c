@@ -1,0 +1,971 @@
+/* pcp_input: live and archive event-record inputs (see pcp_input.h). */
+#include "client/input/pcp_input.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <pcp/pmapi.h>
+
+#include "client/input/pcp_events.h"
+#include "client/stack/stacksink.h"
+#include "client/util/stopsig.h"
+#include "common/xalloc.h"
+
+typedef struct field_entry {
+    pmID      pmid;
+    pcp_field role;
+} field_entry;
+
+typedef struct source {
+    const char  *spec;                 /* -h / -a argument */
+    bool         live;
+    int          ctx;
+    int          col;                  /* stacktab column, -1: the sink's */
+    char         host[PM_MAX_HOSTNAMELEN];
+    int          npmids;
+    pmID         pmids[PCP_MAX_METRICS];
+    char        *names[PCP_MAX_METRICS];
+    field_entry *fields;               /* parameter PMID -> role cache */
+    size_t       nfields, capfields;
+    bool         window;               /* archives: -S/-T on record times */
+    int64_t      lo_ns, hi_ns;
+    uint64_t     fetch_errors;
+} source;
+
+typedef struct reader {
+    const pcp_options   *po;
+    const input_options *in;
+    const char          *cmd;
+    pcp_stats           *st;
+    stack_sink           sink;
+    strbuf               stack;
+    source              *cur;
+    bool                 scan;      /* only find the records' time span */
+    int64_t              scan_lo, scan_hi;
+} reader;
+
+bool pcp_options_active(const pcp_options *po)
+{
+    return po != NULL && (po->nhosts > 0 || po->narchives > 0);
+}
+
+static bool parse_interval(const char *s, struct timeval *tv, strbuf *err)
+{
+    char *msg = NULL;
+    if (pmParseInterval(s, tv, &msg) < 0) {
+        sb_printf(err, "bad -t interval '%s'%s%s", s, msg ? ": " : "",
+                  msg ? msg : "");
+        free(msg);
+        return false;
+    }
+    free(msg);
+    if (tv->tv_sec == 0 && tv->tv_usec == 0) {
+        sb_printf(err, "bad -t interval '%s': must be more than 0", s);
+        return false;
+    }
+    return true;
+}
+
+int pcp_options_check(const pcp_options *po, strbuf *err)
+{
+    if (po->nhosts > 0 && po->narchives > 0) {
+        sb_adds(err, "-h (live) and -a (archive) cannot be mixed");
+        return -1;
+    }
+    if (po->narchives == 0 && po->start != NULL) {
+        sb_adds(err, po->nhosts ? "-S needs an archive (-a); live collection "
+                                  "starts now"
+                                : "-S needs an archive (-a)");
+        return -1;
+    }
+    if (po->nhosts == 0 && po->finish != NULL && po->narchives == 0) {
+        sb_adds(err, "-T needs a host (-h) or an archive (-a)");
+        return -1;
+    }
+    if (po->interval != NULL) {
+        if (po->nhosts == 0) {
+            sb_adds(err, "-t applies to live collection (-h) only; archives "
+                         "are replayed record by record");
+            return -1;
+        }
+        struct timeval tv;
+        if (!parse_interval(po->interval, &tv, err))
+            return -1;
+    }
+    if (po->run != NULL) {
+        int n = po->nhosts + po->narchives;
+        if (n == 0) {
+            sb_adds(err, "--run needs the host the run is on (-h HOST) or an "
+                         "archive recorded during it (-a ARCHIVE)");
+            return -1;
+        }
+        if (n > 1) {
+            sb_adds(err, "--run follows one run: give one -h HOST or one "
+                         "-a ARCHIVE");
+            return -1;
+        }
+        if (po->nmetrics > 1) {
+            sb_adds(err, "with --run, name at most one event metric (by "
+                         "default the run's first)");
+            return -1;
+        }
+    }
+    if (po->by_host && !pcp_options_active(po)) {
+        sb_adds(err, "--by-host needs -h or -a");
+        return -1;
+    }
+    if (pcp_options_active(po) && po->nmetrics == 0 && po->run == NULL) {
+        sb_adds(err, "name the event metric (e.g. staprelay.profile.samples)");
+        return -1;
+    }
+    return 0;
+}
+
+void pcp_metric_candidates(const char *name, strbuf *first, strbuf *second)
+{
+    sb_reset(first);
+    sb_reset(second);
+    sb_adds(first, name);
+    size_t n = strlen(name);
+    if (n >= 8 && strcmp(name + n - 8, ".records") == 0)
+        return;     /* already the records metric: no second guess */
+    sb_printf(second, "%s.records", name);
+}
+
+/* ---- per-source setup ------------------------------------------------ */
+
+static int lookup_event_metric(const char *name, pmID *pmid)
+{
+    pmID id;
+    int sts = pmLookupName(1, &name, &id);
+    if (sts < 0)
+        return sts;
+    if (id == PM_ID_NULL)
+        return PM_ERR_NAME;
+    pmDesc d;
+    if ((sts = pmLookupDesc(id, &d)) < 0)
+        return sts;
+    if (d.type != PM_TYPE_EVENT && d.type != PM_TYPE_HIGHRES_EVENT)
+        return PM_ERR_TYPE;
+    *pmid = id;
+    return 0;
+}
+
+static int resolve_metrics(reader *rd, source *s, strbuf *err)
+{
+    strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+    int rc = 0;
+    for (int m = 0; m < rd->po->nmetrics && rc == 0; m++) {
+        const char *name = rd->po->metrics[m];
+        pcp_metric_candidates(name, &a, &b);
+        pmID id;
+        int sts = lookup_event_metric(a.buf, &id);
+        const char *used = a.buf;
+        if (sts < 0 && b.len > 0) {
+            int sts2 = lookup_event_metric(b.buf, &id);
+            if (sts2 == 0) {
+                sts = 0;
+                used = b.buf;
+            } else if (sts == PM_ERR_NAME || sts == PM_ERR_NONLEAF) {
+                sts = sts2;
+            }
+        }
+        if (sts < 0) {
+            if (sts == PM_ERR_TYPE)
+                sb_printf(err, "%s: %s is not an event metric%s%s%s", s->spec,
+                          name, b.len ? " (nor is " : "", b.len ? b.buf : "",
+                          b.len ? ")" : "");
+            else
+                sb_printf(err, "%s: %s: %s", s->spec, name, pmErrStr(sts));
+            rc = 1;
+            break;
+        }
+        s->pmids[s->npmids] = id;
+        s->names[s->npmids] = xstrdup(used);
+        s->npmids++;
+    }
+    sb_free(&a);
+    sb_free(&b);
+    return rc;
+}
+
+static int open_source(reader *rd, source *s, strbuf *err)
+{
+    int type = s->live ? PM_CONTEXT_HOST : PM_CONTEXT_ARCHIVE;
+    s->ctx = pmNewContext(type, s->spec);
+    if (s->ctx < 0) {
+        sb_printf(err, "%s: cannot open %s: %s", s->spec,
+                  s->live ? "a connection to pmcd" : "the archive",
+                  pmErrStr(s->ctx));
+        return 1;
+    }
+    if (pmGetContextHostName_r(s->ctx, s->host, sizeof s->host) == NULL
+        || s->host[0] == '\0')
+        snprintf(s->host, sizeof s->host, "%s", s->spec);
+    if (rd->po->run)
+        return 0;       /* the metric comes from the run (run_start) */
+    return resolve_metrics(rd, s, err);
+}
+
+static void close_source(source *s)
+{
+    if (s->ctx >= 0)
+        pmDestroyContext(s->ctx);
+    for (int i = 0; i < s->npmids; i++)
+        free(s->names[i]);
+    free(s->fields);
+}
+
+/* ---- decoding -------------------------------------------------------- */
+
+static pcp_field field_role(void *arg, pmID pmid)
+{
+    source *s = arg;
+    for (size_t i = 0; i < s->nfields; i++)
+        if (s->fields[i].pmid == pmid)
+            return s->fields[i].role;
+    char *name = NULL;
+    pcp_field role = PCP_FIELD_OTHER;
+    if (pmNameID(pmid, &name) >= 0)
+        role = pcp_field_from_name(name);
+    free(name);
+    if (s->nfields == s->capfields) {
+        size_t cap = s->capfields ? s->capfields * 2 : 16;
+        s->fields = xrealloc(s->fields, cap * sizeof *s->fields);
+        s->capfields = cap;
+    }
+    s->fields[s->nfields++] = (field_entry){ pmid, role };
+    return role;
+}
+
+static void on_sample(void *arg, const pcp_sample *smp)
+{
+    reader *rd = arg;
+    source *s = rd->cur;
+    if (rd->scan) {
+        if (smp->when_ns < rd->scan_lo)
+            rd->scan_lo = smp->when_ns;
+        if (smp->when_ns > rd->scan_hi)
+            rd->scan_hi = smp->when_ns;
+        return;
+    }
+    rd->st->records++;
+    if (s->window && (smp->when_ns < s->lo_ns || smp->when_ns > s->hi_ns)) {
+        rd->st->outside++;
+        return;
+    }
+    if (smp->bad_weight
+        || !pcp_sample_stack(smp, rd->po->by_host ? s->host : NULL,
+                             rd->in->perf.include_pid,
+                             rd->in->perf.include_tid, &rd->stack)) {
+        rd->st->ignored++;
+        return;
+    }
+    if (rd->po->on_stack)
+        rd->po->on_stack(rd->po->hook_arg, rd->stack.buf, rd->stack.len,
+                         smp->weight, smp->when_ns);
+    else {
+        stack_context ctx = {
+            .comm = smp->comm, .comm_len = smp->comm_len,
+            .pid = smp->has_pid ? smp->pid : -1,
+            .tid = smp->has_tid ? smp->tid : -1,
+            .host = s->host[0] ? s->host : NULL,
+            .time_ns = smp->when_ns,
+            .samples = smp->weight,      /* a record's count is samples */
+        };
+        stack_sink_add_ctx(&rd->sink, rd->stack.buf, rd->stack.len,
+                           smp->weight, s->col, smp->when_ns, &ctx);
+    }
+    rd->st->stacks++;
+}
+
+static void on_missed(void *arg, int64_t when_ns, uint64_t n)
+{
+    reader *rd = arg;
+    source *s = rd->cur;
+    if (rd->scan)
+        return;
+    if (s->window && (when_ns < s->lo_ns || when_ns > s->hi_ns))
+        return;
+    rd->st->missed += n;
+}
+
+static void process_result(reader *rd, source *s, const pmResult *r)
+{
+    pcp_event_cb cb = { on_sample, on_missed, rd };
+    rd->cur = s;
+    for (int i = 0; i < r->numpmid; i++) {
+        const pmValueSet *vs = r->vset[i];
+        int m;
+        for (m = 0; m < s->npmids; m++)
+            if (vs->pmid == s->pmids[m])
+                break;
+        if (m == s->npmids || vs->numval <= 0
+            || vs->valfmt == PM_VAL_INSITU)
+            continue;
+        for (int j = 0; j < vs->numval; j++) {
+            int sts = pcp_decode_events(vs->vlist[j].value.pval, field_role,
+                                        s, &cb);
+            if (sts < 0)
+                fprintf(stderr, "staprelay %s: %s: %s: undecodable event "
+                        "records: %s\n", rd->cmd, s->spec, s->names[m],
+                        pmErrStr(sts));
+        }
+    }
+}
+
+/* ---- live ------------------------------------------------------------ */
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_until(double when)
+{
+    double d = when - mono_now();
+    if (d <= 0 || stopsig_count())
+        return;
+    struct timespec ts = { (time_t)d, (long)((d - (time_t)d) * 1e9) };
+    nanosleep(&ts, NULL);   /* EINTR: the caller re-checks stopsig_count() */
+}
+
+/* ---- runs (--run NAME) ------------------------------------------------ */
+
+#define RUN_GONE  1     /* run_fetch_live: NAME is not listed */
+#define RUN_BAD   2     /* its value is not a run (message in err) */
+#define RUN_SETTLE 0.5  /* s after the end before an empty fetch ends it */
+
+typedef struct run_follow {
+    const char *name;
+    pmID        pmid;           /* staprelay.control.runs */
+    pmInDom     indom;
+    pcp_run     cur;            /* the value last seen */
+    char       *metric;         /* the event metric followed (owned) */
+    double      terminal_at;    /* mono_now() when seen ended, or -1 */
+    uint64_t    last_in;        /* in-window records after the last round */
+    int         rounds;
+} run_follow;
+
+static void run_follow_free(run_follow *rf)
+{
+    pcp_run_free(&rf->cur);
+    free(rf->metric);
+}
+
+/* staprelay.control.runs in the current context */
+static int runs_metric(source *s, run_follow *rf, strbuf *err)
+{
+    const char *name = PCP_RUNS_METRIC;
+    pmID id;
+    int sts = pmLookupName(1, &name, &id);
+    if (sts >= 0 && id == PM_ID_NULL)
+        sts = PM_ERR_NAME;
+    if (sts < 0) {
+        if (s->live)
+            sb_printf(err, "%s: %s: %s (is pmdastaprelay there new enough "
+                      "for on-demand runs, and enabled?)", s->spec, name,
+                      pmErrStr(sts));
+        else
+            sb_printf(err, "%s: %s is not in the archive: to draw a run from "
+                      "an archive, log %s with the run's event metric (e.g. "
+                      "log mandatory on 1 sec { %s "
+                      "staprelay.staprelay_profile.samples.records })",
+                      s->spec, name, name, name);
+        return 1;
+    }
+    pmDesc d;
+    if ((sts = pmLookupDesc(id, &d)) < 0) {
+        sb_printf(err, "%s: %s: %s", s->spec, name, pmErrStr(sts));
+        return 1;
+    }
+    if (d.type != PM_TYPE_STRING || d.indom == PM_INDOM_NULL) {
+        sb_printf(err, "%s: %s is not a string metric with one instance per "
+                  "run", s->spec, name);
+        return 1;
+    }
+    rf->pmid = id;
+    rf->indom = d.indom;
+    return 0;
+}
+
+/* The instance id of the run (names compared whole, not up to a space). */
+static int run_inst(const source *s, const run_follow *rf, int *inst)
+{
+    int *ids = NULL;
+    char **names = NULL;
+    int n = s->live ? pmGetInDom(rf->indom, &ids, &names)
+                    : pmGetInDomArchive(rf->indom, &ids, &names);
+    if (n == PM_ERR_INDOM || n == PM_ERR_INST || n == 0)
+        return PM_ERR_INST;
+    if (n < 0)
+        return n;
+    int rc = PM_ERR_INST;
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], rf->name) == 0) {
+            *inst = ids[i];
+            rc = 0;
+            break;
+        }
+    free(ids);
+    free(names);
+    return rc;
+}
+
+/* The string value of inst in vs, if there is one. */
+static bool string_value(const pmValueSet *vs, int inst, const char **p,
+                         size_t *len)
+{
+    if (vs->numval <= 0 || vs->valfmt == PM_VAL_INSITU)
+        return false;
+    for (int j = 0; j < vs->numval; j++) {
+        if (vs->vlist[j].inst != inst)
+            continue;
+        const pmValueBlock *vb = vs->vlist[j].value.pval;
+        if (vb == NULL || vb->vtype != PM_TYPE_STRING
+            || vb->vlen < PM_VAL_HDR_SIZE)
+            return false;
+        *p = vb->vbuf;
+        *len = strnlen(vb->vbuf, vb->vlen - PM_VAL_HDR_SIZE);
+        return true;
+    }
+    return false;
+}
+
+/* Parse a value of the run into rf->cur (replacing the previous one). */
+static int run_take(const source *s, run_follow *rf, const char *p,
+                    size_t len, strbuf *err)
+{
+    pcp_run nr;
+    strbuf why = STRBUF_INIT;
+    int rc = pcp_run_parse(p, len, &nr, &why);
+    if (rc == 0 && nr.name[0] != '\0' && strcmp(nr.name, rf->name) != 0) {
+        sb_adds(&why, "it names another run, \"");
+        pcp_run_text(&why, nr.name, 80);
+        sb_adds(&why, "\"");
+        pcp_run_free(&nr);
+        rc = -1;
+    }
+    if (rc < 0) {
+        sb_printf(err, "%s: the value of %s[%s] is not a run: %s", s->spec,
+                  PCP_RUNS_METRIC, rf->name, why.buf);
+        sb_free(&why);
+        return RUN_BAD;
+    }
+    sb_free(&why);
+    pcp_run_free(&rf->cur);
+    rf->cur = nr;
+    return 0;
+}
+
+/* Fetch the run's value now: 0, RUN_GONE, RUN_BAD or a PCP error. */
+static int run_fetch_live(source *s, run_follow *rf, strbuf *err)
+{
+    int inst, sts;
+    if ((sts = pmUseContext(s->ctx)) < 0 || (sts = run_inst(s, rf, &inst)) < 0)
+        return sts == PM_ERR_INST ? RUN_GONE : sts;
+    pmResult *r = NULL;
+    if ((sts = pmFetch(1, &rf->pmid, &r)) < 0)
+        return sts;
+    const char *p;
+    size_t len;
+    if (r->numpmid < 1 || !string_value(r->vset[0], inst, &p, &len))
+        sts = RUN_GONE;
+    else
+        sts = run_take(s, rf, p, len, err);
+    pmFreeResult(r);
+    return sts;
+}
+
+/* The last value of the run that the archive holds. */
+static int run_find_archive(source *s, run_follow *rf, strbuf *err)
+{
+    int inst, sts;
+    pmLogLabel label;
+    if ((sts = pmUseContext(s->ctx)) < 0
+        || (sts = pmGetArchiveLabel(&label)) < 0) {
+        sb_printf(err, "%s: %s", s->spec, pmErrStr(sts));
+        return 1;
+    }
+    if (runs_metric(s, rf, err) != 0)
+        return 1;
+    char *last = NULL;
+    size_t lastlen = 0;
+    sts = run_inst(s, rf, &inst);
+    if (sts == 0)
+        sts = pmSetMode(PM_MODE_FORW, &label.ll_start, 0);
+    while (sts >= 0) {
+        pmResult *r = NULL;
+        if ((sts = pmFetchArchive(&r)) < 0)
+            break;
+        for (int i = 0; i < r->numpmid; i++) {
+            const char *p;
+            size_t len;
+            if (r->vset[i]->pmid == rf->pmid
+                && string_value(r->vset[i], inst, &p, &len)) {
+                free(last);
+                last = xmalloc(len + 1);
+                memcpy(last, p, len);
+                last[len] = '\0';
+                lastlen = len;
+            }
+        }
+        pmFreeResult(r);
+    }
+    if (sts != PM_ERR_EOL && sts != PM_ERR_INST) {
+        sb_printf(err, "%s: reading the archive: %s", s->spec, pmErrStr(sts));
+        free(last);
+        return 1;
+    }
+    if (last == NULL) {
+        sb_printf(err, "%s: no value of run %s in the archive: log %s with "
+                  "the run's event metric while the run goes on (see "
+                  "pminfo -a %s -f %s for the runs it holds)", s->spec,
+                  rf->name, PCP_RUNS_METRIC, s->spec, PCP_RUNS_METRIC);
+        return 1;
+    }
+    sts = run_take(s, rf, last, lastlen, err);
+    free(last);
+    return sts == 0 ? 0 : 1;
+}
+
+/* A run that can have no records: the error for it. */
+static void run_no_events(const source *s, const run_follow *rf, strbuf *err)
+{
+    const pcp_run *r = &rf->cur;
+    sb_printf(err, "run %s ", rf->name);
+    switch (r->state) {
+    case PCP_RUN_FAILED:
+        sb_adds(err, "failed: ");
+        pcp_run_text(err, r->reason[0] ? r->reason : "(no reason given)",
+                     400);
+        break;
+    case PCP_RUN_STOPPED:
+        sb_adds(err, "was stopped before it published an event metric");
+        break;
+    case PCP_RUN_DONE:
+        sb_adds(err, "is done but published no event metric (does script ");
+        pcp_run_text(err, r->script, 64);
+        sb_adds(err, " record stacks?)");
+        break;
+    default:
+        sb_printf(err, "is %s and has no event metric yet%s",
+                  pcp_run_state_name(r->state),
+                  s->live ? "" : " when the archive ends");
+        break;
+    }
+}
+
+/* Live: wait until the run has an event metric (polling its state every
+ * interval, until end >= 0 or a signal). */
+static int run_wait_live(reader *rd, source *s, run_follow *rf,
+                         double interval, double end, strbuf *err)
+{
+    int shown = -1;
+    if (runs_metric(s, rf, err) != 0)
+        return 1;
+    for (;;) {
+        int sts = run_fetch_live(s, rf, err);
+        if (sts == RUN_GONE) {
+            sb_printf(err, "no run %s on %s; see pminfo -f %s", rf->name,
+                      s->spec, PCP_RUNS_METRIC);
+            return 1;
+        }
+        if (sts == RUN_BAD)
+            return 1;
+        if (sts < 0) {
+            sb_printf(err, "%s: %s: %s", s->spec, PCP_RUNS_METRIC,
+                      pmErrStr(sts));
+            return 1;
+        }
+        if (rf->cur.nevents > 0)
+            return 0;
+        if (pcp_run_terminal(&rf->cur)) {
+            run_no_events(s, rf, err);
+            return 1;
+        }
+        if ((int)rf->cur.state != shown) {
+            fprintf(stderr, "staprelay %s: run %s is %s; waiting for %s\n",
+                    rd->cmd, rf->name, pcp_run_state_name(rf->cur.state),
+                    rf->cur.state == PCP_RUN_QUEUED ? "it to start"
+                                                    : "its event metric");
+            shown = (int)rf->cur.state;
+        }
+        double next = mono_now() + interval;
+        if (end >= 0 && mono_now() >= end) {
+            sb_printf(err, "run %s was still %s at the end (-T)", rf->name,
+                      pcp_run_state_name(rf->cur.state));
+            return 1;
+        }
+        if (end >= 0 && next > end)
+            next = end;
+        sleep_until(next);
+        if (stopsig_count()) {
+            sb_printf(err, "interrupted while waiting for run %s", rf->name);
+            return 1;
+        }
+    }
+}
+
+/* The run has its event metric: follow it (the -h/-a source's metric and
+ * window).  Returns 0, or 1 with a message in err. */
+static int run_start(reader *rd, pcp_options *po, source *s, run_follow *rf,
+                     strbuf *err)
+{
+    const pcp_run *r = &rf->cur;
+    if (r->nevents == 0) {
+        run_no_events(s, rf, err);
+        return 1;
+    }
+    if (r->nevents > 1 && po->nmetrics == 0)
+        fprintf(stderr, "staprelay %s: run %s has %d event metrics; drawing "
+                "the first (name another as the METRIC argument)\n", rd->cmd,
+                rf->name, r->nevents);
+    rf->metric = xstrdup(po->nmetrics ? po->metrics[0] : r->events[0]);
+    po->metrics[0] = rf->metric;
+    po->nmetrics = 1;
+    strbuf why = STRBUF_INIT;
+    int rc = resolve_metrics(rd, s, &why);
+    if (rc != 0) {
+        sb_adds(err, why.buf);
+        sb_printf(err, " (the event metric of run %s%s)", rf->name,
+                  s->live && pcp_run_terminal(r)
+                  ? ", which has ended: its records are gone from pmcd; "
+                    "draw it from an archive"
+                  : s->live ? ""
+                  : ": log it with pmlogger alongside " PCP_RUNS_METRIC);
+        sb_free(&why);
+        return rc;
+    }
+    sb_free(&why);
+    if (!pcp_run_choose_window(r, s->live, po->start || po->finish,
+                               &s->lo_ns, &s->hi_ns))
+        return 0;       /* replay_archive applies the user's -S/-T */
+    s->window = true;
+    rd->st->run_window = true;
+    if (s->live)
+        fprintf(stderr, "staprelay %s: run %s is %s; reading %s until it "
+                "ends\n", rd->cmd, rf->name, pcp_run_state_name(r->state),
+                rf->metric);
+    return 0;
+}
+
+/* After each live round: true when collection of the run is complete
+ * (it ended, and a fetch at least RUN_SETTLE after that brought nothing
+ * of it) or must stop (the run vanished or pmcd stopped answering). */
+static bool run_progress(reader *rd, source *s, run_follow *rf)
+{
+    uint64_t in = rd->st->records - rd->st->outside;
+    bool empty = in == rf->last_in;
+    rf->last_in = in;
+    rf->rounds++;
+    if (rf->terminal_at >= 0)
+        return rf->rounds > 1 && empty
+               && mono_now() - rf->terminal_at >= RUN_SETTLE;
+    strbuf err = STRBUF_INIT;
+    int sts = run_fetch_live(s, rf, &err);
+    if (sts != 0) {
+        if (sts == RUN_GONE)
+            fprintf(stderr, "staprelay %s: run %s is no longer listed on %s "
+                    "(pmdastaprelay restarted?); drawing what arrived\n",
+                    rd->cmd, rf->name, s->spec);
+        else if (sts == RUN_BAD)
+            fprintf(stderr, "staprelay %s: %s; drawing what arrived\n",
+                    rd->cmd, err.buf);
+        else
+            fprintf(stderr, "staprelay %s: %s: %s: %s; drawing what arrived\n",
+                    rd->cmd, s->spec, PCP_RUNS_METRIC, pmErrStr(sts));
+        sb_free(&err);
+        return true;
+    }
+    sb_free(&err);
+    if (pcp_run_terminal(&rf->cur)) {
+        rf->terminal_at = mono_now();
+        pcp_run_window(&rf->cur, &s->lo_ns, &s->hi_ns);
+    }
+    return false;
+}
+
+/* After the records are read: a failed run without records is an
+ * error (its reason); other endings are noted. */
+static int run_finish(reader *rd, const source *s, const run_follow *rf,
+                      strbuf *err)
+{
+    const pcp_run *r = &rf->cur;
+    strbuf why = STRBUF_INIT;
+    int rc = 0;
+    if (r->state == PCP_RUN_FAILED && rd->st->stacks == 0) {
+        run_no_events(s, rf, err);
+        rc = 1;
+    } else if (r->state == PCP_RUN_FAILED) {
+        pcp_run_text(&why, r->reason[0] ? r->reason : "no reason given",
+                     400);
+        fprintf(stderr, "staprelay %s: run %s failed (%s); drawing the "
+                "records it published\n", rd->cmd, rf->name, why.buf);
+    } else if (r->state == PCP_RUN_STOPPED) {
+        fprintf(stderr, "staprelay %s: run %s was stopped before its "
+                "duration ended\n", rd->cmd, rf->name);
+    } else if (!s->live && !pcp_run_terminal(r)) {
+        fprintf(stderr, "staprelay %s: run %s was still %s when the archive "
+                "ends; drawing what was recorded\n", rd->cmd, rf->name,
+                pcp_run_state_name(r->state));
+    }
+    sb_free(&why);
+    return rc;
+}
+
+/* One round: a fetch from every source.  Returns 0, or the first
+ * error; calls po->on_round when set (its nonzero return: stop). */
+static int fetch_live(reader *rd, source *srcs, int n)
+{
+    int first = 0;
+    for (int i = 0; i < n; i++) {
+        source *s = &srcs[i];
+        pmResult *r = NULL;
+        int sts = pmUseContext(s->ctx);
+        if (sts >= 0 && rd->po->on_round && s->fetch_errors > 0)
+            sts = pmReconnectContext(s->ctx);   /* throttled by libpcp */
+        if (sts >= 0)
+            sts = pmFetch(s->npmids, s->pmids, &r);
+        if (sts < 0) {
+            if (s->fetch_errors++ == 0 && rd->po->on_round == NULL)
+                fprintf(stderr, "staprelay %s: %s: fetch failed: %s\n",
+                        rd->cmd, s->spec, pmErrStr(sts));
+            if (first == 0)
+                first = sts;
+            continue;
+        }
+        if (rd->po->on_round)
+            s->fetch_errors = 0;
+        rd->st->fetches++;
+        process_result(rd, s, r);
+        pmFreeResult(r);
+    }
+    if (rd->po->on_round)
+        return rd->po->on_round(rd->po->hook_arg, first) ? 1 : 0;
+    return 0;
+}
+
+static int collect_live(reader *rd, pcp_options *runpo, source *srcs, int n,
+                        run_follow *rf, strbuf *err)
+{
+    const pcp_options *po = rd->po;
+    struct timeval itv = { 1, 0 };
+    if (po->interval && !parse_interval(po->interval, &itv, err))
+        return 2;
+    double interval = itv.tv_sec + itv.tv_usec / 1e6;
+    double end = -1;
+    if (po->finish) {
+        struct timeval now, far = { INT_MAX, 0 }, rs, re, ro;
+        gettimeofday(&now, NULL);
+        char *msg = NULL;
+        if (pmParseTimeWindow(NULL, po->finish, NULL, NULL, &now, &far, &rs,
+                              &re, &ro, &msg) < 0) {
+            sb_printf(err, "bad -T '%s'%s%s", po->finish, msg ? ": " : "",
+                      msg ? msg : "");
+            free(msg);
+            return 2;
+        }
+        free(msg);
+        end = mono_now() + pmtimevalSub(&re, &now);
+    }
+
+    stopsig_saved saved;
+    stopsig_catch(&saved, STOPSIG_SECOND_KILLS);   /* a second Ctrl-C kills */
+
+    int rc = 0;
+    if (rf) {       /* one source: the run's host */
+        rc = run_wait_live(rd, &srcs[0], rf, interval, end, err);
+        if (rc == 0)
+            rc = run_start(rd, runpo, &srcs[0], rf, err);
+        if (rc != 0)
+            goto out;
+    }
+    double t0 = mono_now();
+    bool done = fetch_live(rd, srcs, n) != 0;  /* registers each context */
+    if (rf && !done)
+        done = run_progress(rd, &srcs[0], rf);
+    while (!stopsig_count() && !done) {
+        double now = mono_now();
+        if (end >= 0 && now >= end)
+            break;
+        double k = (double)(long long)((now - t0) / interval) + 1;
+        double next = t0 + k * interval;
+        if (end >= 0 && next > end)
+            next = end;
+        sleep_until(next);
+        if (stopsig_count())
+            break;
+        done = fetch_live(rd, srcs, n) != 0;
+        if (rf && !done)
+            done = run_progress(rd, &srcs[0], rf);
+    }
+    if (stopsig_count()) {
+        rd->st->interrupted = true;
+        fetch_live(rd, srcs, n);    /* what arrived since the last tick */
+    }
+    if (rf && rf->terminal_at < 0)
+        fprintf(stderr, "staprelay %s: run %s was still %s when collection "
+                "ended; drawing what arrived\n", rd->cmd, rf->name,
+                pcp_run_state_name(rf->cur.state));
+out:
+    stopsig_restore(&saved);
+    return rc;
+}
+
+/* ---- archives -------------------------------------------------------- */
+
+static int64_t tv_ns(const struct timeval *tv)
+{
+    return (int64_t)tv->tv_sec * 1000000000 + (int64_t)tv->tv_usec * 1000;
+}
+
+static void ns_tv(int64_t ns, struct timeval *tv)
+{
+    int64_t sec = ns / 1000000000, rem = ns % 1000000000;
+    if (rem < 0) {
+        sec--;
+        rem += 1000000000;
+    }
+    tv->tv_sec = (time_t)sec;
+    tv->tv_usec = (suseconds_t)(rem / 1000);
+}
+
+/* One pass over every record of the archive. */
+static int archive_pass(reader *rd, source *s, const struct timeval *from,
+                        strbuf *err)
+{
+    int sts = pmSetMode(PM_MODE_FORW, from, 0);
+    if (sts < 0) {
+        sb_printf(err, "%s: %s", s->spec, pmErrStr(sts));
+        return 1;
+    }
+    for (;;) {
+        pmResult *r = NULL;
+        sts = pmFetchArchive(&r);
+        if (sts == PM_ERR_EOL)
+            return 0;
+        if (sts < 0) {
+            sb_printf(err, "%s: reading the archive: %s", s->spec,
+                      pmErrStr(sts));
+            return 1;
+        }
+        if (!rd->scan)
+            rd->st->fetches++;
+        process_result(rd, s, r);
+        pmFreeResult(r);
+    }
+}
+
+static int replay_archive(reader *rd, source *s, strbuf *err)
+{
+    const pcp_options *po = rd->po;
+    pmLogLabel label;
+    struct timeval end;
+    int sts;
+    if ((sts = pmUseContext(s->ctx)) < 0
+        || (sts = pmGetArchiveLabel(&label)) < 0
+        || (sts = pmGetArchiveEnd(&end)) < 0) {
+        sb_printf(err, "%s: %s", s->spec, pmErrStr(sts));
+        return 1;
+    }
+    if (po->start || po->finish) {
+        /* The window is about record timestamps, which may precede the
+         * archive's start (records wait in the PMDA until pmlogger's next
+         * fetch) or be stamped by a producer's clock: the bounds that -S
+         * and -T are relative to cover both the archive and its records. */
+        struct timeval lo = label.ll_start, hi = end, rs, re, ro;
+        rd->scan = true;
+        rd->scan_lo = INT64_MAX;
+        rd->scan_hi = INT64_MIN;
+        int rc = archive_pass(rd, s, &label.ll_start, err);
+        rd->scan = false;
+        if (rc != 0)
+            return rc;
+        if (rd->scan_lo != INT64_MAX && rd->scan_lo < tv_ns(&lo))
+            ns_tv(rd->scan_lo, &lo);
+        if (rd->scan_hi != INT64_MIN && rd->scan_hi > tv_ns(&hi))
+            ns_tv(rd->scan_hi, &hi);
+        char *msg = NULL;
+        if (pmParseTimeWindow(po->start, po->finish, NULL, NULL, &lo, &hi,
+                              &rs, &re, &ro, &msg) < 0) {
+            sb_printf(err, "%s: bad -S/-T window%s%s", s->spec,
+                      msg ? ": " : "", msg ? msg : "");
+            free(msg);
+            return 2;
+        }
+        free(msg);
+        s->window = true;
+        s->lo_ns = po->start ? tv_ns(&rs) : INT64_MIN;
+        s->hi_ns = po->finish ? tv_ns(&re) : INT64_MAX;
+    }
+    return archive_pass(rd, s, &label.ll_start, err);
+}
+
+/* ---- entry point ----------------------------------------------------- */
+
+int pcp_input_read(const pcp_options *po, const input_options *in,
+                   const char *cmd, stacktab *tab, pcp_stats *st,
+                   strbuf *err)
+{
+    if (pcp_options_check(po, err) < 0)
+        return 2;
+    bool live = po->nhosts > 0;
+    int n = live ? po->nhosts : po->narchives;
+    if (po->col_per_source && n > 2) {
+        sb_adds(err, "at most two sources, one per side");
+        return 2;
+    }
+    source *srcs = xcalloc((size_t)n, sizeof *srcs);
+    pcp_options runpo = *po;    /* with --run, the metric is the run's */
+    run_follow rf = { .name = po->run, .terminal_at = -1 };
+    reader rd = { .po = &runpo, .in = in, .cmd = cmd, .st = st,
+                  .stack = STRBUF_INIT };
+    stack_sink_init(&rd.sink, tab, in->col, in->strip_hex);
+    stack_sink_observe(&rd.sink, in->on_sample, in->on_sample_arg);
+    stack_sink_observe_detail(&rd.sink, in->on_detail, in->on_detail_arg);
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        srcs[i].ctx = -1;
+        srcs[i].col = po->col_per_source ? i : -1;
+        srcs[i].live = live;
+        srcs[i].spec = live ? po->hosts[i] : po->archives[i];
+    }
+    for (int i = 0; i < n && rc == 0; i++)
+        rc = open_source(&rd, &srcs[i], err);
+    if (rc == 0 && po->run && !live) {
+        rc = run_find_archive(&srcs[0], &rf, err);
+        if (rc == 0)
+            rc = run_start(&rd, &runpo, &srcs[0], &rf, err);
+    }
+    if (rc == 0) {
+        if (live) {
+            rc = collect_live(&rd, &runpo, srcs, n, po->run ? &rf : NULL,
+                              err);
+        } else {
+            for (int i = 0; i < n && rc == 0; i++)
+                rc = replay_archive(&rd, &srcs[i], err);
+        }
+    }
+    if (rc == 0 && po->run)
+        rc = run_finish(&rd, &srcs[0], &rf, err);
+    if (po->run_info) {
+        *po->run_info = rf.cur;      /* handed over */
+        memset(&rf.cur, 0, sizeof rf.cur);
+    }
+    run_follow_free(&rf);
+    for (int i = 0; i < n; i++)
+        close_source(&srcs[i]);
+    free(srcs);
+    stack_sink_free(&rd.sink);
+    sb_free(&rd.stack);
+    return rc;
+}

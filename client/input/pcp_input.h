@@ -1,0 +1,101 @@
+/* pcp_input: stack samples from PCP event records, live from pmcd
+ * (-h HOST[:PORT], repeatable) or replayed from archives (-a ARCHIVE,
+ * repeatable), delivered through the same stack_sink as files.
+ *
+ * Metric names: "staprelay.p.e" means its "staprelay.p.e.records"; a
+ * name that already is an event metric is used as it is.
+ *
+ * Live: each context's first fetch registers it with the PMDA's event
+ * queue (and returns nothing); then one fetch every interval (-t,
+ * default 1 s) until -T (pmParseTimeWindow syntax, relative to now) or
+ * SIGINT/SIGTERM, which end collection with one last fetch.
+ *
+ * Archive: every archive record is read in order (pmFetchArchive); each
+ * event record is kept when its own timestamp (not the fetch time at
+ * which pmlogger stored it) lies in the -S/-T window, parsed by
+ * pmParseTimeWindow against that archive's bounds.
+ *
+ * Runs (--run NAME, docs/runs.md): the run is looked up in
+ * staprelay.control.runs (one source only).  Live: while it is queued,
+ * or running without an event metric yet, its state is polled every
+ * interval; then its first event metric (or the one named) is fetched
+ * every interval, records kept only inside the run's window
+ * (pcp_run_window), until the state is done, failed or stopped and a
+ * fetch at least half a second after that brought no record of the run.
+ * Archive: the last recorded value of the run gives the event metric
+ * and the window (-S/-T, when given, replace the window). */
+#ifndef STAPRELAY_PCP_INPUT_H
+#define STAPRELAY_PCP_INPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "client/input/input.h"
+#include "client/input/pcp_runs.h"
+#include "client/stack/stacktab.h"
+#include "common/strbuf.h"
+
+#define PCP_MAX_SOURCES 64
+#define PCP_MAX_METRICS 16
+
+typedef struct pcp_options {
+    const char *hosts[PCP_MAX_SOURCES];
+    int         nhosts;
+    const char *archives[PCP_MAX_SOURCES];
+    int         narchives;
+    const char *metrics[PCP_MAX_METRICS];   /* --metric or arguments */
+    int         nmetrics;
+    const char *interval;   /* -t; NULL: 1 second */
+    const char *start;      /* -S (archives only) */
+    const char *finish;     /* -T */
+    bool        by_host;    /* --by-host: host name as the root frame */
+    bool        col_per_source; /* source i fills stacktab column i (diff) */
+    const char *run;        /* --run NAME: that run's records (one source;
+                             * the metric defaults to its first event) */
+    pcp_run    *run_info;   /* optional: receives the run as last seen,
+                             * all zero if it was never read (caller
+                             * pcp_run_free()s it) */
+    /* Live streaming hooks (staprelay live), optional.  on_stack gets
+     * each sample's folded stack instead of the table (which may then
+     * be NULL); on_round runs after every round of fetches (the first,
+     * registering one and the last one included) with 0 when every
+     * source answered, else the first fetch error; a nonzero return
+     * ends collection as -T does.  With on_round set, a failed fetch
+     * is left to it to report, and a source that failed is reconnected
+     * (libpcp's pmReconnectContext back-off) before its next fetch. */
+    void      (*on_stack)(void *arg, const char *stack, size_t len,
+                          double weight, int64_t when_ns);
+    int       (*on_round)(void *arg, int status);
+    void       *hook_arg;
+} pcp_options;
+
+typedef struct pcp_stats {
+    uint64_t records;    /* event records seen (MISSED ones excluded) */
+    uint64_t stacks;     /* samples delivered to the stack table */
+    uint64_t missed;     /* records the PMDA reported lost */
+    uint64_t ignored;    /* records without a (usable) stack or count */
+    uint64_t outside;    /* records outside the -S/-T or run window */
+    bool     run_window; /* the window was the run's, not -S/-T */
+    uint64_t fetches;
+    bool     interrupted;
+} pcp_stats;
+
+/* True when -h or -a was given. */
+bool pcp_options_active(const pcp_options *po);
+
+/* Check the option combination and syntax that needs no PCP context
+ * (-h with -a, -S without -a, -t with -a, -t syntax).  Returns 0, or -1
+ * with a message in err. */
+int pcp_options_check(const pcp_options *po, strbuf *err);
+
+/* "X" -> candidates to try in order: X itself, then X.records. */
+void pcp_metric_candidates(const char *name, strbuf *first, strbuf *second);
+
+/* Read every source into the table (in->col, in->strip_hex,
+ * in->perf.include_pid / include_tid, in->on_sample).  Warnings go to
+ * stderr prefixed with "staprelay CMD: ".  Returns 0, 1 (a source could
+ * not be read) or 2 (usage error), with a message in err. */
+int pcp_input_read(const pcp_options *po, const input_options *in,
+                   const char *cmd, stacktab *tab, pcp_stats *st,
+                   strbuf *err);
+
+#endif

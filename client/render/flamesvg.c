@@ -1,0 +1,465 @@
+/* flamesvg: flametree → interactive SVG (see flamesvg.h). */
+#include "client/render/flamesvg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/render/flame_js.h"
+#include "common/strbuf.h"
+#include "client/util/utf8.h"
+#include "common/xalloc.h"
+
+#define XPAD FT_XPAD
+#define FRAMEPAD 1.0
+
+void svg_options_default(svg_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->countname = "samples";
+    o->nametype = "Function:";
+    o->fonttype = "Verdana";
+    o->width = 1200;
+    o->frameheight = 16;
+    o->fontsize = 12;
+    o->fontwidth = 0.59;
+    o->minwidth = 0.1;
+    o->colors = PAL_HOT;
+}
+
+void flamesvg_tree_options(const svg_options *o, ft_options *fo)
+{
+    fo->prune.enabled = true;
+    fo->prune.pct = o->minwidth_pct;
+    fo->prune.minwidth = o->minwidth;
+    fo->prune.width = o->width;
+}
+
+/* ---- numbers, as printf would write them, without printf ----------- */
+
+/* Digits of v, most significant first; returns the end. */
+static char *put_u64(char *p, uint64_t v)
+{
+    char tmp[20];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+/* a (>= 0) times 10^digits rounded to an integer exactly as printf's
+ * "%.Nf" rounds: to nearest, ties to even, on the exact binary value.
+ * fma() gives the exact sign of a*s - c (a nonzero exact result never
+ * rounds to zero), which is all the decision needs.  False when out of
+ * the range where that holds (then use printf). */
+static bool fixed_scaled(double a, int digits, uint64_t *q)
+{
+    static const double scale[] = { 1, 10, 100 };
+    double s = scale[digits];
+    if (!(a >= 0 && a * s < 4e15))      /* also rejects NaN */
+        return false;
+    double f = floor(a * s);
+    if (fma(a, s, -f) < 0)
+        f -= 1;
+    else if (fma(a, s, -(f + 1)) >= 0)
+        f += 1;
+    double d = fma(a, s, -(f + 0.5));
+    if (d > 0 || (d == 0 && fmod(f, 2) != 0))
+        f += 1;
+    *q = (uint64_t)f;
+    return true;
+}
+
+/* Write q / 10^digits with exactly `digits` decimals. */
+static char *put_scaled(char *p, uint64_t q, int digits)
+{
+    uint64_t div = digits == 1 ? 10 : 100;
+    p = put_u64(p, q / div);
+    *p++ = '.';
+    uint64_t r = q % div;
+    if (digits == 2)
+        *p++ = (char)('0' + r / 10);
+    *p++ = (char)('0' + r % 10);
+    return p;
+}
+
+/* sprintf("%.1f") / ("%.2f"), digits 1 or 2. */
+static void fixed_num(strbuf *sb, double v, int digits)
+{
+    uint64_t q;
+    if (!fixed_scaled(fabs(v), digits, &q)) {
+        sb_printf(sb, "%.*f", digits, v);
+        return;
+    }
+    sb_reserve(sb, 32);
+    char *p = sb->buf + sb->len;
+    if (signbit(v))
+        *p++ = '-';
+    p = put_scaled(p, q, digits);
+    *p = '\0';
+    sb->len = (size_t)(p - sb->buf);
+}
+
+static void int_num(strbuf *sb, int v)
+{
+    sb_reserve(sb, 16);
+    char *p = sb->buf + sb->len;
+    if (v < 0) {
+        *p++ = '-';
+        p = put_u64(p, (uint64_t)0 - (uint64_t)v);
+    } else {
+        p = put_u64(p, (uint64_t)v);
+    }
+    *p = '\0';
+    sb->len = (size_t)(p - sb->buf);
+}
+
+/* A number as Perl prints it by default (%.15g). */
+static void perl_num(strbuf *sb, double v)
+{
+    if (v == 0)
+        v = 0;          /* no "-0" */
+    if (fabs(v) < 1e15 && v == floor(v)) {
+        sb_addnum(sb, v);       /* an integer, exactly */
+        return;
+    }
+    double a = fabs(v);
+    if (a < 1e14 && a * 2 == floor(a * 2)) {     /* N.5 */
+        sb_reserve(sb, 32);
+        char *p = sb->buf + sb->len;
+        if (signbit(v))
+            *p++ = '-';
+        p = put_u64(p, (uint64_t)a);
+        *p++ = '.';
+        *p++ = '5';
+        *p = '\0';
+        sb->len = (size_t)(p - sb->buf);
+        return;
+    }
+    sb_printf(sb, "%.15g", v);
+}
+
+/* An exact weight for the fg: attributes. */
+static void weight_num(strbuf *sb, double v) { sb_addnum(sb, v); }
+
+void flamesvg_fixed(strbuf *sb, double v, int digits)
+{
+    fixed_num(sb, v, digits);
+}
+
+void flamesvg_perl_num(strbuf *sb, double v) { perl_num(sb, v); }
+
+/* Display name: the annotation suffix only drives colour. */
+static size_t display_len(const char *s, size_t n)
+{
+    if (n >= 4 && s[n - 4] == '_' && s[n - 3] == '[' && s[n - 1] == ']'
+        && strchr("kwij", s[n - 2]) != NULL)
+        return n - 4;
+    return n;
+}
+
+static void js_string(strbuf *sb, const char *s)
+{
+    sb_addc(sb, '"');
+    json_escape(sb, s, strlen(s));
+    sb_addc(sb, '"');
+}
+
+static void write_header(strbuf *sb, const svg_options *o, double H,
+                         const char *title)
+{
+    const char *bg1, *bg2;
+    palette_background(o->colors, &bg1, &bg2);
+    double W = o->width;
+    sb_adds(sb, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+                "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
+                "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n");
+    sb_adds(sb, "<svg version=\"1.1\" width=\"");
+    perl_num(sb, W);
+    sb_adds(sb, "\" height=\"");
+    perl_num(sb, H);
+    sb_adds(sb, "\" onload=\"init(evt)\" viewBox=\"0 0 ");
+    perl_num(sb, W);
+    sb_addc(sb, ' ');
+    perl_num(sb, H);
+    sb_adds(sb, "\" xmlns=\"http://www.w3.org/2000/svg\" "
+                "xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
+                "xmlns:fg=\"http://github.com/jonhoo/inferno\">\n");
+    sb_adds(sb, "<!-- Flame graph stack visualization, written by staprelay "
+                "following flamegraph.pl's conventions "
+                "(https://github.com/brendangregg/FlameGraph). "
+                "fg:x and fg:w on each rect are the exact offset and "
+                "weight. -->\n");
+    if (o->notes) {
+        sb_adds(sb, "<!-- NOTES: ");
+        xml_comment_escape(sb, o->notes, strlen(o->notes));
+        sb_adds(sb, " -->\n");
+    }
+    sb_printf(sb, "<defs>\n\t<linearGradient id=\"background\" y1=\"0\" "
+                  "y2=\"1\" x1=\"0\" x2=\"0\" >\n"
+                  "\t\t<stop stop-color=\"%s\" offset=\"5%%\" />\n"
+                  "\t\t<stop stop-color=\"%s\" offset=\"95%%\" />\n"
+                  "\t</linearGradient>\n</defs>\n", bg1, bg2);
+    sb_adds(sb, "<style type=\"text/css\">\n\ttext { font-family:");
+    xml_escape(sb, o->fonttype, strlen(o->fonttype), false);
+    sb_adds(sb, "; font-size:");
+    perl_num(sb, o->fontsize);
+    sb_adds(sb, "px; fill:rgb(0,0,0); }\n"
+        "\t#search, #ignorecase { opacity:0.1; cursor:pointer; }\n"
+        "\t#search:hover, #search.show, #ignorecase:hover, #ignorecase.show "
+        "{ opacity:1; }\n"
+        "\t#subtitle { text-anchor:middle; font-color:rgb(160,160,160); }\n"
+        "\t#title { text-anchor:middle; font-size:");
+    perl_num(sb, o->fontsize + 5);
+    sb_adds(sb, "px}\n"
+        "\t#unzoom { cursor:pointer; }\n"
+        "\t#frames > *:hover { stroke:black; stroke-width:0.5; "
+        "cursor:pointer; }\n"
+        "\t.hide { display:none; }\n"
+        "\t.parent { opacity:0.5; }\n</style>\n");
+    sb_adds(sb, "<script type=\"text/ecmascript\">\n<![CDATA[\n\tvar nametype = ");
+    js_string(sb, o->nametype);
+    sb_adds(sb, ";\n\tvar fontsize = ");
+    perl_num(sb, o->fontsize);
+    sb_adds(sb, ";\n\tvar fontwidth = ");
+    perl_num(sb, o->fontwidth);
+    sb_adds(sb, ";\n\tvar xpad = 10;\n\tvar inverted = ");
+    sb_adds(sb, o->inverted ? "1" : "0");
+    sb_adds(sb, ";\n\tvar searchcolor = \"rgb(230,0,230)\";\n");
+    sb_adds(sb, flame_js);
+    sb_adds(sb, "]]>\n</script>\n");
+    sb_adds(sb, "<rect x=\"0.0\" y=\"0\" width=\"");
+    perl_num(sb, W);
+    sb_adds(sb, "\" height=\"");
+    perl_num(sb, H);
+    sb_adds(sb, "\" fill=\"url(#background)\"  />\n");
+    sb_printf(sb, "<text id=\"title\" x=\"%.2f\" y=\"", floor(W / 2));
+    perl_num(sb, o->fontsize * 2);
+    sb_adds(sb, "\" >");
+    xml_escape(sb, title, strlen(title), false);
+    sb_adds(sb, "</text>\n");
+    if (o->subtitle) {
+        sb_printf(sb, "<text id=\"subtitle\" x=\"%.2f\" y=\"", floor(W / 2));
+        perl_num(sb, o->fontsize * 4);
+        sb_adds(sb, "\" >");
+        xml_escape(sb, o->subtitle, strlen(o->subtitle), false);
+        sb_adds(sb, "</text>\n");
+    }
+    double ypad2 = o->fontsize * 2 + 10;
+    sb_printf(sb, "<text id=\"details\" x=\"%.2f\" y=\"", XPAD);
+    perl_num(sb, H - ypad2 / 2);
+    sb_adds(sb, "\" > </text>\n");
+    sb_printf(sb, "<text id=\"unzoom\" x=\"%.2f\" y=\"", XPAD);
+    perl_num(sb, o->fontsize * 2);
+    sb_adds(sb, "\" class=\"hide\">Reset Zoom</text>\n");
+    sb_printf(sb, "<text id=\"search\" x=\"%.2f\" y=\"", W - XPAD - 100);
+    perl_num(sb, o->fontsize * 2);
+    sb_adds(sb, "\" >Search</text>\n");
+    sb_printf(sb, "<text id=\"ignorecase\" x=\"%.2f\" y=\"", W - XPAD - 16);
+    perl_num(sb, o->fontsize * 2);
+    sb_adds(sb, "\" >ic</text>\n");
+    sb_printf(sb, "<text id=\"matched\" x=\"%.2f\" y=\"", W - XPAD - 100);
+    perl_num(sb, H - ypad2 / 2);
+    sb_adds(sb, "\" > </text>\n");
+}
+
+typedef struct geometry {
+    double W, H, wpt, fh, ypad1, ypad2, top;
+    double minwidth_time;
+    strbuf countname;    /* escaped once */
+} geometry;
+
+/* x rounded as "%.1f", and that text read back (flamegraph.pl computes
+ * the width from the rounded x1 and x2). */
+typedef struct xpos { double v; uint64_t tenths; bool fast; } xpos;
+
+static xpos round_x(double x)
+{
+    xpos r = { x, 0, false };
+    r.fast = fixed_scaled(x, 1, &r.tenths);
+    return r;
+}
+
+static void write_frame(strbuf *sb, const flametree *t, const ft_node *nd,
+                        const svg_options *o, const geometry *g)
+{
+    bool root = nd == &t->nodes[0];
+    double total = flametree_total(t);
+    double x1 = XPAD + nd->x * g->wpt;
+    double x2 = XPAD + (nd->x + nd->value) * g->wpt;
+    double y1, y2;
+    if (o->inverted) {
+        y1 = g->top + nd->depth * g->fh;
+        y2 = g->top + (nd->depth + 1) * g->fh - FRAMEPAD;
+    } else {
+        y1 = g->H - g->ypad2 - (nd->depth + 1) * g->fh + FRAMEPAD;
+        y2 = g->H - g->ypad2 - nd->depth * g->fh;
+    }
+    char samples[64];
+    num_thousands(samples, sizeof samples, nd->value);
+    /* the percentage is of the rounded count, as flamegraph.pl does */
+    double samples_rounded = nd->value;
+    if (samples_rounded != floor(samples_rounded)) {
+        char rbuf[64];
+        snprintf(rbuf, sizeof rbuf, "%.0f", nd->value);
+        samples_rounded = strtod(rbuf, NULL);
+    }
+
+    size_t dlen = display_len(nd->name, nd->name_len);
+    sb_adds(sb, "<g >\n<title>");
+    if (root) {
+        sb_adds(sb, "all (");
+        sb_adds(sb, samples);
+        sb_addc(sb, ' ');
+        sb_add(sb, g->countname.buf, g->countname.len);
+        sb_adds(sb, ", 100%)");
+    } else {
+        xml_escape(sb, nd->name, dlen, true);
+        sb_adds(sb, " (");
+        sb_adds(sb, samples);
+        sb_addc(sb, ' ');
+        sb_add(sb, g->countname.buf, g->countname.len);
+        sb_adds(sb, ", ");
+        fixed_num(sb, 100 * samples_rounded / total, 2);
+        sb_addc(sb, '%');
+        if (t->has_delta) {
+            double d = o->negate ? -nd->delta : nd->delta;
+            if (d == 0)
+                d = 0;      /* no "-0.00%": negated zero is zero (Perl) */
+            sb_adds(sb, d > 0 ? "; +" : "; ");
+            fixed_num(sb, 100 * d / total, 2);
+            sb_addc(sb, '%');
+        }
+        sb_addc(sb, ')');
+    }
+    sb_adds(sb, "</title>");
+
+    rgb c;
+    if (t->has_delta && !root)
+        c = palette_diff_color(nd->delta, t->maxdelta, o->negate);
+    else if (t->has_delta)
+        c = (rgb){ 255, 255, 255 };
+    else
+        c = palette_color(o->colors, o->hash, nd->name, nd->name_len);
+    xpos r1 = round_x(x1), r2 = round_x(x2);
+    double width;
+    sb_adds(sb, "<rect x=\"");
+    if (r1.fast && r2.fast) {
+        sb_reserve(sb, 32);
+        sb->len = (size_t)(put_scaled(sb->buf + sb->len, r1.tenths, 1)
+                           - sb->buf);
+        /* the rounded texts read back: k/10 correctly rounded */
+        width = (double)r2.tenths / 10 - (double)r1.tenths / 10;
+    } else {
+        char x1s[32], x2s[32];
+        snprintf(x1s, sizeof x1s, "%.1f", x1);
+        snprintf(x2s, sizeof x2s, "%.1f", x2);
+        sb_adds(sb, x1s);
+        width = strtod(x2s, NULL) - strtod(x1s, NULL);
+    }
+    sb_adds(sb, "\" y=\"");
+    perl_num(sb, y1);
+    sb_adds(sb, "\" width=\"");
+    fixed_num(sb, width, 1);
+    sb_adds(sb, "\" height=\"");
+    fixed_num(sb, y2 - y1, 1);
+    sb_adds(sb, "\" fill=\"rgb(");
+    int_num(sb, c.r);
+    sb_addc(sb, ',');
+    int_num(sb, c.g);
+    sb_addc(sb, ',');
+    int_num(sb, c.b);
+    sb_adds(sb, ")\" rx=\"2\" ry=\"2\" fg:x=\"");
+    weight_num(sb, nd->x);
+    sb_adds(sb, "\" fg:w=\"");
+    weight_num(sb, nd->value);
+    if (t->has_delta && !root) {
+        sb_adds(sb, "\" fg:d=\"");
+        weight_num(sb, nd->delta);
+    }
+    sb_adds(sb, "\" />\n");
+
+    /* label: as many characters as fit, the last two ".." if cut */
+    sb_adds(sb, "<text  x=\"");
+    fixed_num(sb, x1 + 3, 2);
+    sb_adds(sb, "\" y=\"");
+    perl_num(sb, 3 + (y1 + y2) / 2);
+    sb_adds(sb, "\" >");
+    double chars_d = (x2 - x1) / (o->fontsize * o->fontwidth);
+    size_t chars = chars_d > 0 ? (size_t)chars_d : 0;
+    const char *label = root ? "all" : nd->name;
+    size_t llen = root ? 3 : dlen;
+    if (chars >= 3) {
+        size_t units = utf8_units(label, llen);
+        if (chars >= units) {
+            xml_escape(sb, label, llen, false);
+        } else {
+            size_t keep = utf8_prefix_bytes(label, llen, chars - 2);
+            xml_escape(sb, label, keep, false);
+            sb_adds(sb, "..");
+        }
+    }
+    sb_adds(sb, "</text>\n</g>\n");
+}
+
+int flamesvg_write(FILE *out, const flametree *t, const svg_options *o)
+{
+    geometry g;
+    g.W = o->width;
+    g.fh = o->frameheight;
+    g.ypad1 = o->fontsize * 3;
+    g.ypad2 = o->fontsize * 2 + 10;
+    double ypad3 = o->subtitle ? o->fontsize * 2 : 0;
+    g.top = g.ypad1 + ypad3;
+    double total = flametree_total(t);
+    g.wpt = total > 0 ? (g.W - 2 * XPAD) / total : 0;
+    /* the same threshold as flamesvg_tree_options gives the builder */
+    g.minwidth_time = ft_min_weight(total, g.W, o->minwidth, o->minwidth_pct);
+    g.countname = (strbuf)STRBUF_INIT;
+    xml_escape(&g.countname, o->countname, strlen(o->countname), true);
+
+    /* prune frames narrower than minwidth (their subtrees are narrower
+     * still) and find the depth of what remains */
+    bool *keep = xmalloc(t->n ? t->n : 1);
+    uint32_t depthmax = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const ft_node *nd = &t->nodes[i];
+        bool k = i == 0 || (keep[nd->parent] && nd->value > 0
+                            && nd->value >= g.minwidth_time);
+        keep[i] = k;
+        if (k && nd->depth > depthmax)
+            depthmax = nd->depth;
+    }
+    g.H = (depthmax + 1) * g.fh + g.ypad1 + g.ypad2 + ypad3;
+
+    const char *title = o->title;
+    if (title == NULL)
+        title = o->inverted ? "Icicle Graph"
+              : o->flamechart ? "Flame Chart" : "Flame Graph";
+
+    strbuf sb = STRBUF_INIT;
+    write_header(&sb, o, g.H, title);
+    sb_adds(&sb, "<g id=\"frames\">\n");
+    int rc = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        if (!keep[i])
+            continue;
+        write_frame(&sb, t, &t->nodes[i], o, &g);
+        if (sb.len > (1u << 16)) {
+            if (fwrite(sb.buf, 1, sb.len, out) != sb.len)
+                rc = -1;
+            sb_reset(&sb);
+        }
+    }
+    sb_adds(&sb, "</g>\n</svg>\n");
+    if (fwrite(sb.buf, 1, sb.len, out) != sb.len)
+        rc = -1;
+    sb_free(&sb);
+    sb_free(&g.countname);
+    free(keep);
+    return rc;
+}

@@ -1,0 +1,20 @@
+/* html: standalone HTML pages (no network dependencies): the heat-map
+ * page's script and small writing helpers. */
+#ifndef STAPRELAY_HTML_H
+#define STAPRELAY_HTML_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "common/strbuf.h"
+
+/* The heat-map page's script (generated from client/render/heatmap_html.js). */
+extern const char html_heatmap_js[];
+
+/* Append s as HTML text (& < > " escaped; invalid UTF-8 as \xNN). */
+void html_escape(strbuf *out, const char *s, size_t n);
+/* Append an unsigned LEB128 varint to a byte buffer. */
+void html_varint(strbuf *out, uint64_t v);
+/* Append the base64 encoding of n bytes. */
+void html_base64(strbuf *out, const unsigned char *p, size_t n);
+
+#endif

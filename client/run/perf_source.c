@@ -1,0 +1,368 @@
+/* perf_source: perf script samples → a pmdajson-style source directory
+ * (see perf_source.h). */
+#include "client/run/perf_source.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/frames.h"
+#include "common/perf_header.h"
+#include "client/util/utf8.h"
+#include "common/xalloc.h"
+
+/* ---- parsing ------------------------------------------------------------ */
+
+void perf_sampler_init(perf_sampler *ps, perf_sample_fn fn, void *arg)
+{
+    memset(ps, 0, sizeof *ps);
+    ps->fn = fn;
+    ps->arg = arg;
+}
+
+void perf_sampler_free(perf_sampler *ps)
+{
+    sb_free(&ps->cur.comm);
+    sb_free(&ps->cur.stack);
+}
+
+/* What the header says (common/perf_header reads it). */
+static void take_header(const perf_header *h, perf_sample *out)
+{
+    sb_reset(&out->comm);
+    sb_add(&out->comm, h->comm, h->comm_len);
+    out->tid = strtol(h->tid, NULL, 10);
+    out->pid = h->pid ? strtol(h->pid, NULL, 10) : out->tid;
+    out->cpu = h->cpu;
+    out->ts_ns = h->has_time ? h->time_ns : 0;
+}
+
+/* The sample's kept frame lines, leaf first, one per line: the text the
+ * relay folds (common/frames), so the source carries what perf printed
+ * and no rule of the relay's is written again here. */
+static void emit(perf_sampler *ps)
+{
+    if (!ps->in_sample)
+        return;
+    ps->in_sample = false;
+    ps->samples++;
+    if (ps->cur.pid == 0 && !ps->keep_idle) {
+        ps->idle++;
+        return;
+    }
+    ps->cur.nframes = ps->nframes;
+    if (ps->nframes == 0) {
+        ps->empty++;
+        return;
+    }
+    ps->fn(ps->arg, &ps->cur);
+}
+
+void perf_sampler_line(perf_sampler *ps, const char *s, size_t n)
+{
+    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+        n--;
+    if (n == 0) {
+        emit(ps);
+        return;
+    }
+    if (isspace((unsigned char)s[0])) {
+        if (!ps->in_sample)
+            return;
+        frame_line f;
+        if (!frame_parse(s, n, &f) || f.kind != FRAME_PERF) {
+            ps->bad_lines++;
+            return;
+        }
+        bool kernel = f.side == FRAME_SIDE_KERNEL;
+        if ((kernel && ps->user_only) || (!kernel && ps->kernel_only))
+            return;
+        while (isspace((unsigned char)*s))
+            s++, n--;
+        if (ps->cur.stack.len > 0)
+            sb_addc(&ps->cur.stack, '\n');
+        sb_add(&ps->cur.stack, s, n);
+        ps->nframes += !f.empty;
+        return;
+    }
+    emit(ps);                       /* a sample without a blank line after it */
+    sb_reset(&ps->cur.stack);
+    ps->nframes = 0;
+    perf_header h;
+    if (perf_header_parse(s, n, &h)) {
+        take_header(&h, &ps->cur);
+        ps->in_sample = true;
+    } else {
+        ps->bad_lines++;
+    }
+}
+
+void perf_sampler_finish(perf_sampler *ps)
+{
+    emit(ps);
+}
+
+/* ---- the source directory ----------------------------------------------- */
+
+char *perf_source_metadata(const char *prefix)
+{
+    strbuf sb = STRBUF_INIT;
+    sb_adds(&sb, "{\n  \"prefix\": \"");
+    json_escape(&sb, prefix, strlen(prefix));
+    sb_adds(&sb,
+            "\",\n"
+            "  \"metrics\": [\n"
+            "    {\n"
+            "      \"name\": \"samples\",\n"
+            "      \"pointer\": \"/samples\",\n"
+            "      \"type\": \"event\",\n"
+            "      \"description\": \"CPU samples with kernel and user stacks (perf record -g)\",\n"
+            "      \"timestamp\": \"/ts\",\n"
+            "      \"timestamp_units\": \"nsec\",\n"
+            "      \"sequence\": \"/seq\",\n"
+            "      \"dropped\": \"/samples_dropped\",\n"
+            "      \"replay\": true,\n"
+            "      \"fields\": [\n"
+            "        {\"name\": \"stack\", \"pointer\": \"/stack\", \"type\": \"stack\", \"description\": \"folded stack, root first, kernel frames marked _[k]\"},\n"
+            "        {\"name\": \"pid\", \"pointer\": \"/pid\", \"type\": \"integer\", \"semantics\": \"discrete\", \"description\": \"process id\"},\n"
+            "        {\"name\": \"tid\", \"pointer\": \"/tid\", \"type\": \"integer\", \"semantics\": \"discrete\", \"description\": \"thread id\"},\n"
+            "        {\"name\": \"cpu\", \"pointer\": \"/cpu\", \"type\": \"integer\", \"semantics\": \"discrete\", \"description\": \"CPU number\"},\n"
+            "        {\"name\": \"comm\", \"pointer\": \"/comm\", \"type\": \"string\", \"description\": \"command name\"},\n"
+            "        {\"name\": \"count\", \"pointer\": \"/count\", \"type\": \"integer\", \"semantics\": \"counter\", \"units\": \"count\", \"description\": \"samples this record stands for\"}\n"
+            "      ]\n"
+            "    },\n"
+            "    {\n"
+            "      \"name\": \"taken\",\n"
+            "      \"pointer\": \"/taken\",\n"
+            "      \"type\": \"integer\",\n"
+            "      \"semantics\": \"counter\",\n"
+            "      \"units\": \"count\",\n"
+            "      \"description\": \"samples that passed the filters\"\n"
+            "    },\n"
+            "    {\n"
+            "      \"name\": \"frequency\",\n"
+            "      \"pointer\": \"/frequency\",\n"
+            "      \"type\": \"integer\",\n"
+            "      \"semantics\": \"discrete\",\n"
+            "      \"description\": \"sampling frequency in Hz\"\n"
+            "    }\n"
+            "  ]\n"
+            "}\n");
+    return sb_steal(&sb);
+}
+
+static char *pjoin(const char *a, const char *b)
+{
+    strbuf sb = STRBUF_INIT;
+    sb_printf(&sb, "%s/%s", a, b);
+    return sb_steal(&sb);
+}
+
+/* Write dir/name atomically: dir/.name.tmp, fsync-free, rename. */
+static int write_atomic(const char *dir, const char *name, const char *text, size_t len,
+                        char *err, size_t errlen)
+{
+    strbuf tmp = STRBUF_INIT;
+    sb_printf(&tmp, "%s/.%s.tmp", dir, name);
+    char *path = pjoin(dir, name);
+    int rc = -1;
+    int fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", tmp.buf, strerror(errno));
+        goto out;
+    }
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, text + off, len - off);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            snprintf(err, errlen, "%s: %s", tmp.buf, strerror(errno));
+            close(fd);
+            unlink(tmp.buf);
+            goto out;
+        }
+        off += (size_t)w;
+    }
+    if (close(fd) != 0 || rename(tmp.buf, path) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        unlink(tmp.buf);
+        goto out;
+    }
+    rc = 0;
+out:
+    sb_free(&tmp);
+    free(path);
+    return rc;
+}
+
+static void clear_dir(const char *dir)
+{
+    static const char *const files[] = {
+        "metadata.json", "data.json", ".data.json.tmp", ".metadata.json.tmp", ".staprelay-run",
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char *p = pjoin(dir, files[i]);
+        unlink(p);
+        free(p);
+    }
+}
+
+int perf_source_open(perf_source *src, const char *parent, const char *name, long hz,
+                     char *err, size_t errlen)
+{
+    return perf_source_open_as(src, parent, name, hz, NULL, NULL, NULL, err, errlen);
+}
+
+int perf_source_open_as(perf_source *src, const char *parent, const char *name, long hz,
+                        const char *meta_text, perf_source_data_fn data_fn, void *data_arg,
+                        char *err, size_t errlen)
+{
+    memset(src, 0, sizeof *src);
+    src->meta_text = meta_text;
+    src->data_fn = data_fn;
+    src->data_arg = data_arg;
+    src->max_pending = 20000;
+    src->hz = hz;
+    src->name = xstrdup(name);
+    src->dir = pjoin(parent, name);
+    struct stat st;
+    if (stat(parent, &st) != 0) {
+        snprintf(err, errlen, "%s: %s", parent, strerror(errno));
+        goto fail;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a directory", parent);
+        goto fail;
+    }
+    if (mkdir(src->dir, 0755) != 0) {
+        if (errno != EEXIST) {
+            snprintf(err, errlen, "cannot create %s: %s", src->dir, strerror(errno));
+            goto fail;
+        }
+        /* left behind by an earlier run? */
+        char *pf = pjoin(src->dir, ".staprelay-run");
+        FILE *fp = fopen(pf, "r");
+        free(pf);
+        long other = 0;
+        if (fp != NULL) {
+            if (fscanf(fp, "%ld", &other) != 1)
+                other = 0;
+            fclose(fp);
+        }
+        if (other <= 0) {
+            snprintf(err, errlen, "%s already exists and is not a staprelay run's "
+                     "directory: choose another --name (or remove it)", src->dir);
+            goto fail;
+        }
+        if (other != (long)getpid() && (kill((pid_t)other, 0) == 0 || errno == EPERM)) {
+            snprintf(err, errlen, "%s is in use by staprelay run (pid %ld): choose "
+                     "another --name", src->dir, other);
+            goto fail;
+        }
+        clear_dir(src->dir);
+    }
+    char pidtext[32];
+    int pl = snprintf(pidtext, sizeof pidtext, "%ld\n", (long)getpid());
+    if (write_atomic(src->dir, ".staprelay-run", pidtext, (size_t)pl, err, errlen) != 0)
+        goto fail_rm;
+    /* data first: the relay sees a complete source once metadata lands */
+    src->dirty = true;
+    if (perf_source_flush(src, err, errlen) != 0)
+        goto fail_rm;
+    char *meta = src->meta_text ? strdup(src->meta_text) : perf_source_metadata(name);
+    int rc = meta ? write_atomic(src->dir, "metadata.json", meta, strlen(meta), err, errlen) : -1;
+    free(meta);
+    if (rc != 0)
+        goto fail_rm;
+    return 0;
+fail_rm:
+    clear_dir(src->dir);
+    rmdir(src->dir);
+fail:
+    free(src->dir);
+    free(src->name);
+    src->dir = src->name = NULL;
+    return -1;
+}
+
+void perf_source_add(perf_source *src, const perf_sample *s)
+{
+    src->taken++;
+    src->dirty = true;
+    if (src->npending >= src->max_pending) {
+        src->dropped++;
+        return;
+    }
+    strbuf *p = &src->pending;
+    if (src->npending++)
+        sb_adds(p, ",\n");
+    sb_printf(p, "    {\"seq\": %llu, \"ts\": %lld, \"pid\": %ld, \"tid\": %ld, \"cpu\": %d, "
+              "\"comm\": \"", (unsigned long long)++src->seq, (long long)s->ts_ns,
+              s->pid, s->tid, s->cpu < 0 ? 0 : s->cpu);
+    json_escape(p, s->comm.buf ? s->comm.buf : "", s->comm.len);
+    sb_adds(p, "\", \"count\": 1, \"stack\": \"");
+    json_escape(p, s->stack.buf ? s->stack.buf : "", s->stack.len);
+    sb_adds(p, "\"}");
+}
+
+char *perf_source_data(const perf_source *src)
+{
+    strbuf sb = STRBUF_INIT;
+    sb_printf(&sb, "{\n  \"taken\": %llu,\n  \"frequency\": %ld,\n  \"samples_dropped\": %llu,\n"
+              "  \"samples\": [", (unsigned long long)src->taken, src->hz,
+              (unsigned long long)src->dropped);
+    if (src->npending) {
+        sb_adds(&sb, "\n");
+        sb_add(&sb, src->pending.buf, src->pending.len);
+        sb_adds(&sb, "\n  ");
+    }
+    sb_adds(&sb, "]\n}\n");
+    return sb_steal(&sb);
+}
+
+void perf_source_add_json(perf_source *src, const char *record)
+{
+    src->dirty = true;
+    if (src->npending >= src->max_pending) {
+        src->dropped++;
+        return;
+    }
+    if (src->npending++)
+        sb_adds(&src->pending, ",\n");
+    sb_printf(&src->pending, "    %s", record);
+}
+
+int perf_source_flush(perf_source *src, char *err, size_t errlen)
+{
+    if (!src->dirty)
+        return 0;
+    char *text = src->data_fn ? src->data_fn(src, src->data_arg) : perf_source_data(src);
+    int rc = write_atomic(src->dir, "data.json", text, strlen(text), err, errlen);
+    free(text);
+    if (rc != 0)
+        return -1;
+    src->written += src->npending;
+    src->npending = 0;
+    sb_reset(&src->pending);
+    src->dirty = false;
+    return 0;
+}
+
+void perf_source_close(perf_source *src, bool remove)
+{
+    if (src->dir != NULL && remove) {
+        clear_dir(src->dir);
+        rmdir(src->dir);
+    }
+    free(src->dir);
+    free(src->name);
+    sb_free(&src->pending);
+    memset(src, 0, sizeof *src);
+}

@@ -1,0 +1,100 @@
+/* perf_source: the perf backend of `staprelay run profile`.
+ *
+ * perf_sampler turns `perf script -F comm,pid,tid,cpu,time,ip,sym,dso --ns`
+ * text (recorded with -k realtime, so times are Unix epoch) into samples
+ * whose stack is the frame lines perf printed, leaf first, one per line
+ * (blanks before them dropped; lines of the side not wanted under
+ * --kernel-only/--user-only left out): the relay folds them with the one
+ * frame grammar (common/frames), as it folds SystemTap's backtraces, so
+ * nothing of its rules is written again here.  Headers are read by
+ * common/perf_header.
+ *
+ * perf_source publishes them as a pmdajson-style source directory,
+ * PARENT/NAME/{metadata.json,data.json}, with the metadata of
+ * stap/profile.stp (event `samples`: stack, pid, tid, cpu, comm, count;
+ * timestamp in nsec, sequence numbers from 1; counters taken, frequency,
+ * samples_dropped).  data.json is replaced atomically (temp + rename) and
+ * holds the records since the previous write. */
+#ifndef STAPRELAY_PERF_SOURCE_H
+#define STAPRELAY_PERF_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "common/strbuf.h"
+
+typedef struct perf_sample {
+    strbuf   comm;
+    long     pid, tid;
+    int      cpu;          /* -1 when perf printed none */
+    int64_t  ts_ns;        /* 0 when perf printed none */
+    strbuf   stack;        /* perf frame lines, leaf first, '\n'-joined */
+    size_t   nframes;      /* lines that hold a frame */
+} perf_sample;
+
+typedef void (*perf_sample_fn)(void *arg, const perf_sample *s);
+
+typedef struct perf_sampler {
+    bool     kernel_only, user_only;
+    bool     keep_idle;        /* also pid 0 (default: skipped, as profile.stp) */
+    perf_sample_fn fn;
+    void    *arg;
+    /* state */
+    bool     in_sample;
+    perf_sample cur;
+    size_t   nframes;
+    uint64_t samples, idle, empty, bad_lines;
+} perf_sampler;
+
+void perf_sampler_init(perf_sampler *ps, perf_sample_fn fn, void *arg);
+void perf_sampler_free(perf_sampler *ps);
+void perf_sampler_line(perf_sampler *ps, const char *s, size_t n);
+void perf_sampler_finish(perf_sampler *ps);
+
+typedef struct perf_source perf_source;
+typedef char *(*perf_source_data_fn)(const perf_source *src, void *arg);
+
+struct perf_source {
+    char    *dir;              /* PARENT/NAME */
+    char    *name;
+    long     hz;
+    uint64_t seq, taken, dropped, written;
+    size_t   npending, max_pending;
+    strbuf   pending;          /* JSON records, comma-separated */
+    bool     dirty;
+    /* Another script's layout (run_offcpu.c, perf_source_open_as): its
+     * metadata.json text, and what makes data.json from pending. */
+    const char *meta_text;
+    perf_source_data_fn data_fn;
+    void    *data_arg;
+};
+
+/* metadata.json text for prefix (malloc'd). */
+char *perf_source_metadata(const char *prefix);
+/* Create PARENT/NAME (PARENT must exist) and write metadata.json and an
+ * empty data.json.  A directory left by a run that is gone (its
+ * .staprelay-run pid file names no process) is reused; a live one is an
+ * error.  Returns 0 or -1 with err. */
+int perf_source_open(perf_source *src, const char *parent, const char *name, long hz,
+                     char *err, size_t errlen);
+/* perf_source_open for another script's layout: META_TEXT is written as
+ * metadata.json, DATA_FN(src, DATA_ARG) makes data.json (from
+ * src->pending, the records queued with perf_source_add_json). */
+int perf_source_open_as(perf_source *src, const char *parent, const char *name, long hz,
+                        const char *meta_text, perf_source_data_fn data_fn, void *data_arg,
+                        char *err, size_t errlen);
+/* Queue one sample (counts it as taken; beyond max_pending it is dropped
+ * and counted in samples_dropped). */
+void perf_source_add(perf_source *src, const perf_sample *s);
+/* Queue a record rendered by the caller (JSON object text, with the
+ * "seq" it took from ++src->seq); dropped and counted beyond max_pending.
+ * Marks the source changed. */
+void perf_source_add_json(perf_source *src, const char *record);
+/* Replace data.json with the queued records (if anything changed). */
+int perf_source_flush(perf_source *src, char *err, size_t errlen);
+/* The data.json text the next flush would write (tests; malloc'd). */
+char *perf_source_data(const perf_source *src);
+/* Remove the directory (when remove) and free. */
+void perf_source_close(perf_source *src, bool remove);
+
+#endif

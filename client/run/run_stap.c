@@ -1,0 +1,727 @@
+/* run_stap: the SystemTap backends of `staprelay run`.
+ *
+ * Both backends get their kernel build tree (and, for the kernel runtime,
+ * the patched runtime that Debian's headers need with systemtap < 5.2)
+ * from DIR/kbuild.sh, the script stap/check.sh uses too, so `run` builds
+ * exactly as the checks do.
+ *
+ * kernel runtime:  sh DIR/kmod.sh CACHE NAME DIR/SCRIPT.stp [-d BINARY] [-- HZ]
+ *                  (stap -p4, cached by content: stap/kmod.sh)
+ *                  staprun [-x PID | -c CMD] NAME.ko [kernel_only=1|user_only=1]
+ *   BINARY is --cmd's program or --pid's executable (its user frames get
+ *   names); files in /proc/systemtap/NAME (the relay's default stap root).
+ *
+ * BPF runtime (scripts in DIR/bpf/):
+ *   stap --runtime=bpf [-r TREE] [-I DIR/bpf/tapset] -p4 -m NAME
+ *        DIR/bpf/SCRIPT.stp [$(DIR/bpf/SCRIPT.args)]  (cached)
+ *   [LD_PRELOAD=memlock_shim.so] stapbpf [-x PID | -c CMD] NAME.bo
+ *   files (FIFOs) in /var/tmp/systemtap-$USER/NAME: the relay's default
+ *   stap_roots cover every /var/tmp/systemtap-* directory.
+ * The cache is $STAPRELAY_CACHE, else build/stapcache in a source tree
+ * (shared with stap/check.sh), else ~/.cache/staprelay. */
+#include "client/run/run.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+
+static void print_argv(const char *what, char *const argv[], const char *preload)
+{
+    fprintf(stderr, "staprelay run: %s: %s%s%s", what, preload ? "LD_PRELOAD=" : "",
+            preload ? preload : "", preload ? " " : "");
+    for (size_t i = 0; argv[i]; i++)
+        fprintf(stderr, "%s%s", i ? " " : "", argv[i]);
+    fprintf(stderr, "\n");
+}
+
+/* Wait for pid until it exits, the deadline passes (0: none) or we are
+ * interrupted; then stop it with SIGINT (stap and stapbpf unload cleanly
+ * on SIGINT), escalating after 30 s.  *stopped says whether we stopped
+ * it.  Returns the wait status. */
+static int supervise(pid_t pid, double deadline, bool *stopped)
+{
+    int status = 0;
+    *stopped = false;
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid)
+            return status;
+        if (r < 0 && errno != EINTR)
+            return status;
+        if (run_stop_requested() || (deadline > 0 && run_now() >= deadline)) {
+            *stopped = true;
+            kill(pid, SIGINT);
+            double until = run_now() + 30;
+            int seen = run_stop_requested();
+            for (;;) {
+                r = waitpid(pid, &status, WNOHANG);
+                if (r == pid || (r < 0 && errno == ECHILD))
+                    return status;
+                if (run_now() > until || run_stop_requested() > seen + 1) {
+                    fprintf(stderr, "staprelay run: %d does not stop: killing it\n", (int)pid);
+                    return run_stop_child(pid, SIGTERM, 5);
+                }
+                usleep(100000);
+            }
+        }
+        usleep(100000);
+    }
+}
+
+static bool log_has(int fd, const char *needle)
+{
+    if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0)
+        return false;
+    strbuf sb = STRBUF_INIT;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0 && sb.len < (1 << 20))
+        sb_add(&sb, buf, (size_t)n);
+    bool r = sb.buf && strstr(sb.buf, needle);
+    sb_free(&sb);
+    return r;
+}
+
+/* The traced process: -x PID or -c CMD (pid holds the PID's text). */
+static size_t add_target(const char **argv, size_t k, const run_opts *o,
+                         strbuf *pid)
+{
+    if (o->pid) {
+        sb_printf(pid, "%ld", o->pid);
+        argv[k++] = "-x";
+        argv[k++] = pid->buf;
+    } else if (o->cmd) {
+        argv[k++] = "-c";
+        argv[k++] = o->cmd;
+    }
+    return k;
+}
+
+static void where(const char *name, const char *files)
+{
+    fprintf(stderr, "staprelay run: files in %s\n"
+            "staprelay run: metrics: pminfo -f staprelay.%s\n", files, name);
+}
+
+/* ---- shared: cache, kernel build tree ----------------------------------- */
+
+static int mkdirs(const char *path)
+{
+    strbuf sb = STRBUF_INIT;
+    sb_adds(&sb, path);
+    for (size_t i = 1; i <= sb.len; i++) {
+        if (sb.buf[i] != '/' && sb.buf[i] != '\0')
+            continue;
+        char c = sb.buf[i];
+        sb.buf[i] = '\0';
+        if (mkdir(sb.buf, 0755) != 0 && errno != EEXIST) {
+            sb_free(&sb);
+            return -1;
+        }
+        sb.buf[i] = c;
+    }
+    sb_free(&sb);
+    return 0;
+}
+
+static char *cache_dir(const run_catalog *c)
+{
+    strbuf sb = STRBUF_INIT;
+    const char *env = getenv("STAPRELAY_CACHE");
+    if (env && *env) {
+        sb_adds(&sb, env);
+    } else {
+        strbuf mk = STRBUF_INIT;
+        sb_printf(&mk, "%s/../Makefile", c->dir);
+        bool tree = access(mk.buf, R_OK) == 0;
+        sb_free(&mk);
+        if (tree) {
+            const char *b = getenv("STAPRELAY_BUILD");
+            if (b && *b)
+                sb_printf(&sb, "%s/stapcache", b);
+            else
+                sb_printf(&sb, "%s/../build/stapcache", c->dir);
+        } else {
+            const char *x = getenv("XDG_CACHE_HOME");
+            const char *h = getenv("HOME");
+            if (x && *x)
+                sb_printf(&sb, "%s/staprelay", x);
+            else
+                sb_printf(&sb, "%s/.cache/staprelay", h && *h ? h : "/tmp");
+        }
+    }
+    return sb_steal(&sb);
+}
+
+/* Run a shell snippet with positional args; returns its stdout (trimmed,
+ * malloc'd) or NULL when it failed. */
+static char *sh_out(const char *script, const char *const args[])
+{
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) != 0)
+        return NULL;
+    const char *argv[16];
+    size_t k = 0;
+    argv[k++] = "sh";
+    argv[k++] = "-c";
+    argv[k++] = script;
+    argv[k++] = "sh";
+    for (size_t i = 0; args && args[i] && k < 15; i++)
+        argv[k++] = args[i];
+    argv[k] = NULL;
+    pid_t p = fork();
+    if (p < 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        return NULL;
+    }
+    if (p == 0) {
+        dup2(pfd[1], 1);
+        execvp("sh", (char *const *)argv);
+        _exit(127);
+    }
+    close(pfd[1]);
+    strbuf sb = STRBUF_INIT;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(pfd[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+        if (n > 0)
+            sb_add(&sb, buf, (size_t)n);
+    close(pfd[0]);
+    int st;
+    while (waitpid(p, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        sb_free(&sb);
+        return NULL;
+    }
+    while (sb.len && (sb.buf[sb.len - 1] == '\n' || sb.buf[sb.len - 1] == ' '))
+        sb.buf[--sb.len] = '\0';
+    if (sb.buf == NULL)
+        sb_add(&sb, "", 0);
+    return sb_steal(&sb);
+}
+
+/* The build tree (stap -r) and runtime (stap -R) from DIR/kbuild.sh,
+ * shared with stap/check.sh: the same tree and the same runtime fix
+ * (only when the headers need it).  Its reasons go to our stderr. */
+typedef struct kbuild {
+    char *line;                 /* "REL\tTREE\tRUNTIME", split in place */
+    const char *rel;
+    const char *tree;           /* NULL: stap's default tree will do */
+    const char *runtime;        /* NULL: the stock runtime will do */
+} kbuild;
+
+static int kbuild_get(const run_catalog *c, const char *cache, kbuild *kb)
+{
+    memset(kb, 0, sizeof *kb);
+    strbuf script = STRBUF_INIT;
+    sb_printf(&script, "%s/kbuild.sh", c->dir);
+    const char *args[] = { script.buf, cache, NULL };
+    kb->line = sh_out("exec sh \"$1\" \"$2\"", args);
+    sb_free(&script);
+    if (kb->line == NULL)
+        return -1;
+    char *f[3];
+    char *p = kb->line;
+    for (size_t i = 0; i < 3; i++) {
+        f[i] = p;
+        p = p ? strchr(p, '\t') : NULL;
+        if (p)
+            *p++ = '\0';
+    }
+    if (f[1] == NULL || f[2] == NULL || *f[0] == '\0') {
+        free(kb->line);
+        kb->line = NULL;
+        return -1;
+    }
+    kb->rel = f[0];
+    kb->tree = strcmp(f[1], "-") ? f[1] : NULL;
+    kb->runtime = strcmp(f[2], "-") ? f[2] : NULL;
+    return 0;
+}
+
+/* The cache directory, created, as an absolute path (malloc'd), or NULL. */
+static char *cache_made(const run_catalog *c)
+{
+    char *cache = cache_dir(c);
+    if (mkdirs(cache) != 0) {
+        fprintf(stderr, "staprelay run: cannot create the cache %s: %s\n", cache, strerror(errno));
+        free(cache);
+        return NULL;
+    }
+    char *real = realpath(cache, NULL);
+    if (real != NULL) {
+        free(cache);
+        cache = real;
+    }
+    return cache;
+}
+
+/* ---- kernel runtime ----------------------------------------------------- */
+
+/* The program whose user frames should be named: --cmd's first word
+ * (looked up in PATH) or --pid's executable.  malloc'd, or NULL. */
+static char *target_binary(const run_opts *o)
+{
+    if (o->cmd) {
+        size_t n = strcspn(o->cmd, " \t");
+        strbuf w = STRBUF_INIT;
+        sb_add(&w, o->cmd, n);
+        char *p = w.buf ? run_which(w.buf) : NULL;
+        sb_free(&w);
+        return p;
+    }
+    if (o->pid) {
+        strbuf exe = STRBUF_INIT;
+        sb_printf(&exe, "/proc/%ld/exe", o->pid);
+        char *p = realpath(exe.buf, NULL);
+        sb_free(&exe);
+        return p;
+    }
+    return NULL;
+}
+
+/* DIR/kmod.sh: the module, from the cache or built (stap -p4, a minute
+ * the first time), as a child we can interrupt.  Returns the .ko path
+ * (malloc'd), or NULL with *interrupted set when Ctrl-C stopped it. */
+static char *kmod_build(const run_catalog *c, const run_script *s, const run_opts *o,
+                        const char *name, const char *cache, bool *interrupted)
+{
+    *interrupted = false;
+    strbuf script = STRBUF_INIT, hz = STRBUF_INIT;
+    sb_printf(&script, "%s/kmod.sh", c->dir);
+    char *bin = target_binary(o);
+    const char *argv[16];
+    size_t k = 0;
+    argv[k++] = "sh";
+    argv[k++] = script.buf;
+    argv[k++] = cache;
+    argv[k++] = name;
+    argv[k++] = s->path;
+    if (bin) {
+        argv[k++] = "-d";
+        argv[k++] = bin;
+    }
+    if (o->hz) {
+        sb_printf(&hz, "%ld", o->hz);
+        argv[k++] = "--";
+        argv[k++] = hz.buf;
+    }
+    argv[k] = NULL;
+    char *ko = NULL;
+    int out = run_tmp_log("kmod");
+    run_spawn_opts so = {.in = -1, .out = out, .err = -1, .extra_fd = -1, .sigpipe_ignored = true};
+    pid_t p = out >= 0 ? run_spawn((char *const *)argv, &so) : -1;
+    if (p < 0) {
+        fprintf(stderr, "staprelay run: cannot run %s: %s\n", script.buf, strerror(errno));
+    } else {
+        bool stopped;
+        int st = supervise(p, 0, &stopped);
+        *interrupted = stopped;
+        if (!stopped && WIFEXITED(st) && WEXITSTATUS(st) == 0 && lseek(out, 0, SEEK_SET) == 0) {
+            char buf[4096];
+            ssize_t n = read(out, buf, sizeof buf - 1);
+            if (n > 0) {
+                buf[n] = '\0';
+                buf[strcspn(buf, "\n")] = '\0';
+                if (buf[0] == '/' && access(buf, R_OK) == 0)
+                    ko = xstrdup(buf);
+            }
+        }
+    }
+    if (out >= 0)
+        close(out);
+    free(bin);
+    sb_free(&script);
+    sb_free(&hz);
+    return ko;
+}
+
+int run_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o,
+                    const char *name)
+{
+    char *cache = cache_made(c);
+    if (cache == NULL)
+        return RUN_EXIT_FAILED;
+    /* the duration counts from the start: the build included */
+    double deadline = o->duration > 0 ? run_now() + o->duration : 0;
+    bool interrupted;
+    char *ko = kmod_build(c, s, o, name, cache, &interrupted);
+    free(cache);
+    if (ko == NULL) {
+        if (interrupted) {
+            fprintf(stderr, "staprelay run: interrupted while building\n");
+            return RUN_EXIT_OK;
+        }
+        fprintf(stderr, "staprelay run: no module for %s: building it failed (above); "
+                "stap needs the headers of the running kernel "
+                "(linux-headers-$(uname -r))\n", s->path);
+        return RUN_EXIT_FAILED;
+    }
+    strbuf pid = STRBUF_INIT;
+    const char *argv[16];
+    size_t k = 0;
+    argv[k++] = "staprun";
+    k = add_target(argv, k, o, &pid);
+    argv[k++] = ko;
+    if (o->kernel_only)
+        argv[k++] = "kernel_only=1";
+    if (o->user_only)
+        argv[k++] = "user_only=1";
+    argv[k] = NULL;
+    print_argv("running", (char *const *)argv, NULL);
+    strbuf files = STRBUF_INIT;
+    sb_printf(&files, "/proc/systemtap/%s", name);
+    where(name, files.buf);
+    sb_free(&files);
+
+    int rc = RUN_EXIT_FAILED;
+    run_spawn_opts so = {.in = -1, .out = -1, .err = -1, .extra_fd = -1, .sigpipe_ignored = true};
+    pid_t p = run_spawn((char *const *)argv, &so);
+    if (p < 0) {
+        fprintf(stderr, "staprelay run: cannot start staprun: %s\n", strerror(errno));
+    } else {
+        bool stopped;
+        /* staprun unloads the module on SIGINT, as stap does */
+        int st = supervise(p, deadline, &stopped);
+        if (stopped || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
+            rc = RUN_EXIT_OK;
+        else
+            fprintf(stderr, "staprelay run: staprun failed (exit %d)\n",
+                    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    }
+    sb_free(&pid);
+    free(ko);
+    return rc;
+}
+
+/* ---- BPF runtime: building and running ----------------------------------- */
+
+/* Same key as stap/check.sh, so a .bo it built is reused: the script,
+ * stap's version, the release and module name, and, when the script has
+ * them, its arguments ($4: DIR/bpf/NAME.args's output) and the BPF tapset
+ * ($5: DIR/bpf/tapset). */
+static const char key_sh[] =
+    "{ cat \"$1\"; stap -V 2>&1 | head -1; echo \"$2 $3\"; "
+    "[ -z \"$4\" ] || echo \"args $4\"; [ -z \"$5\" ] || cat \"$5\"/*; } "
+    "| sha256sum | cut -c1-24\n";
+
+/* DIR/bpf/NAME.args: the script's arguments on this machine (bpf/iolat:
+ * struct offsets of the running kernel), as one line of words; "" when
+ * the script has none; NULL when the program failed or printed something
+ * that is not numbers and names. */
+static char *bpf_script_args(const run_script *s)
+{
+    strbuf prog = STRBUF_INIT;
+    sb_add(&prog, s->bpf_path, strlen(s->bpf_path) - 4);    /* .stp */
+    sb_adds(&prog, ".args");
+    char *out;
+    if (access(prog.buf, X_OK) != 0) {
+        out = xstrdup("");
+    } else {
+        const char *a[] = { prog.buf, NULL };
+        /* its exit status counts (a pipe into tr would hide it) */
+        out = sh_out("o=$(\"$1\") || exit 1; printf '%s' \"$o\" | tr '\\n' ' '", a);
+        for (char *p = out; p && *p; p++)
+            if (!(isalnum((unsigned char)*p) || *p == ' ' || *p == '_' || *p == '-' || *p == '.')) {
+                free(out);
+                out = NULL;
+                break;
+            }
+        if (out == NULL)
+            fprintf(stderr, "staprelay run: %s failed or printed more than words\n", prog.buf);
+        for (size_t n = out ? strlen(out) : 0; n > 0 && out[n - 1] == ' '; n--)
+            out[n - 1] = '\0';     /* as stap/check.sh has it, for the same key */
+    }
+    sb_free(&prog);
+    return out;
+}
+
+/* Whether this process may raise RLIMIT_MEMLOCK to infinity (stapbpf
+ * insists); tried in a child so our own limit is untouched. */
+static bool memlock_ok(void)
+{
+    pid_t p = fork();
+    if (p < 0)
+        return false;
+    if (p == 0) {
+        struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+        _exit(setrlimit(RLIMIT_MEMLOCK, &rl) == 0 ? 0 : 1);
+    }
+    int st;
+    while (waitpid(p, &st, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static bool newer(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) != 0)
+        return false;
+    if (stat(b, &sb) != 0)
+        return true;
+    return sa.st_mtime > sb.st_mtime;
+}
+
+int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
+                 const char *name, const run_env *e)
+{
+    (void)e;
+    int rc = RUN_EXIT_FAILED;
+    char *cache = cache_made(c);
+    char *key = NULL;
+    kbuild kb = { 0 };
+    strbuf home = STRBUF_INIT, bo = STRBUF_INIT, shim = STRBUF_INIT, tmpd = STRBUF_INIT,
+           runbo = STRBUF_INIT, fifo = STRBUF_INIT, pid = STRBUF_INIT, btapset = STRBUF_INIT;
+    char *sargs = NULL;
+    int logfd = -1;
+    if (cache == NULL)
+        goto out;
+    if (kbuild_get(c, cache, &kb) != 0) {
+        fprintf(stderr, "staprelay run: no kernel build tree for stap: install "
+                "linux-headers-amd64 (stap needs headers and a System.map even for BPF)\n");
+        goto out;
+    }
+    const char *tree = kb.tree, *rel = kb.rel;
+
+    sargs = bpf_script_args(s);
+    if (sargs == NULL)
+        goto out;
+    sb_printf(&btapset, "%s/bpf/tapset", c->dir);
+    if (access(btapset.buf, R_OK) != 0)
+        sb_reset(&btapset);
+    const char *kargs2[] = { s->bpf_path, rel, name, sargs, btapset.buf ? btapset.buf : "", NULL };
+    key = sh_out(key_sh, kargs2);
+    if (key == NULL || strlen(key) < 8) {
+        fprintf(stderr, "staprelay run: cannot hash %s (sha256sum)\n", s->bpf_path);
+        goto out;
+    }
+    sb_printf(&home, "%s/home", cache);
+    sb_printf(&bo, "%s/bo/%s.bo", cache, key);
+    sb_printf(&tmpd, "%s/run.XXXXXX", cache);
+    if (mkdirs(home.buf) != 0 || mkdtemp(tmpd.buf) == NULL) {
+        fprintf(stderr, "staprelay run: cannot create directories under %s: %s\n",
+                cache, strerror(errno));
+        goto out;
+    }
+    {
+        strbuf bod = STRBUF_INIT;
+        sb_printf(&bod, "%s/bo", cache);
+        mkdirs(bod.buf);
+        sb_free(&bod);
+    }
+    setenv("SYSTEMTAP_DIR", home.buf, 1);
+    logfd = run_tmp_log("run");
+
+    /* build (or reuse) NAME.bo */
+    sb_printf(&runbo, "%s/%s.bo", tmpd.buf, name);
+    if (access(bo.buf, R_OK) == 0) {
+        fprintf(stderr, "staprelay run: using the cached BPF build %s\n", bo.buf);
+    } else {
+        const char *argv[16];
+        size_t k = 0;
+        argv[k++] = "stap";
+        argv[k++] = "--runtime=bpf";
+        if (tree) {
+            argv[k++] = "-r";
+            argv[k++] = tree;
+        }
+        if (btapset.len) {
+            argv[k++] = "-I";
+            argv[k++] = btapset.buf;
+        }
+        argv[k++] = "-p4";
+        argv[k++] = "-m";
+        argv[k++] = name;
+        argv[k++] = s->bpf_path;
+        /* the script's arguments: words from DIR/bpf/NAME.args */
+        for (char *w = strtok(sargs, " "); w && k < (sizeof argv / sizeof argv[0]) - 1;
+             w = strtok(NULL, " "))
+            argv[k++] = w;
+        argv[k] = NULL;
+        print_argv("building (the first build of a script takes a minute)",
+                   (char *const *)argv, NULL);
+        pid_t p = fork();
+        if (p == 0) {
+            setpgid(0, 0);
+            signal(SIGINT, SIG_DFL);
+            if (chdir(tmpd.buf) != 0)
+                _exit(127);
+            if (logfd >= 0) {
+                dup2(logfd, 1);
+                dup2(logfd, 2);
+            }
+            execvp("stap", (char *const *)argv);
+            _exit(127);
+        }
+        if (p < 0) {
+            fprintf(stderr, "staprelay run: fork: %s\n", strerror(errno));
+            goto out;
+        }
+        setpgid(p, p);
+        bool stopped;
+        int st = supervise(p, 0, &stopped);
+        if (stopped) {
+            fprintf(stderr, "staprelay run: interrupted while building\n");
+            rc = RUN_EXIT_OK;
+            goto out;
+        }
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || access(runbo.buf, R_OK) != 0) {
+            run_show_log(logfd, "stap");
+            fprintf(stderr, "staprelay run: building %s for the BPF runtime failed\n",
+                    s->bpf_path);
+            goto out;
+        }
+        /* cache it (copy through the shell keeps this short) */
+        const char *cargs[] = { runbo.buf, bo.buf, NULL };
+        char *r = sh_out("cp \"$1\" \"$2.tmp.$$\" && mv \"$2.tmp.$$\" \"$2\"", cargs);
+        free(r);
+    }
+    if (access(runbo.buf, R_OK) != 0) {
+        const char *cargs[] = { bo.buf, runbo.buf, NULL };
+        char *r = sh_out("cp \"$1\" \"$2\"", cargs);
+        if (r == NULL) {
+            fprintf(stderr, "staprelay run: cannot copy %s\n", bo.buf);
+            goto out;
+        }
+        free(r);
+    }
+
+    /* the RLIMIT_MEMLOCK shim, only where the limit cannot be raised */
+    const char *preload = NULL;
+    if (!memlock_ok()) {
+        strbuf src = STRBUF_INIT;
+        sb_printf(&src, "%s/memlock_shim.c", c->dir);
+        sb_printf(&shim, "%s/memlock_shim.so", cache);
+        if (newer(src.buf, shim.buf)) {
+            char *cc = run_which("cc");
+            if (cc == NULL) {
+                fprintf(stderr, "staprelay run: RLIMIT_MEMLOCK cannot be raised here "
+                        "(no CAP_SYS_RESOURCE) and stapbpf insists: building the shim "
+                        "%s needs cc (apt-get install gcc)\n", src.buf);
+                sb_free(&src);
+                goto out;
+            }
+            free(cc);
+            const char *cargs[] = { shim.buf, src.buf, NULL };
+            char *r = sh_out("cc -shared -fPIC -O2 -o \"$1.tmp.$$\" \"$2\" -ldl && "
+                             "mv \"$1.tmp.$$\" \"$1\"", cargs);
+            if (r == NULL) {
+                fprintf(stderr, "staprelay run: cannot build %s from %s\n", shim.buf, src.buf);
+                sb_free(&src);
+                goto out;
+            }
+            free(r);
+        }
+        sb_free(&src);
+        preload = shim.buf;
+        fprintf(stderr, "staprelay run: RLIMIT_MEMLOCK cannot be raised here (no "
+                "CAP_SYS_RESOURCE): preloading the shim for stapbpf\n");
+    }
+
+    const char *argv[16];
+    size_t k = 0;
+    argv[k++] = "stapbpf";
+    k = add_target(argv, k, o, &pid);
+    argv[k++] = runbo.buf;
+    argv[k] = NULL;
+    print_argv("running", (char *const *)argv, preload);
+    struct passwd *pw = getpwuid(geteuid());
+    sb_printf(&fifo, "/var/tmp/systemtap-%s/%s", pw ? pw->pw_name : "root", name);
+    strbuf files = STRBUF_INIT;
+    sb_printf(&files, "%s (FIFOs; the PMDA's default stap_roots, /var/tmp/systemtap-*, "
+              "cover them)", fifo.buf);
+    where(name, files.buf);
+    sb_free(&files);
+    /* only stapbpf's output from here on */
+    if (logfd >= 0 && (lseek(logfd, 0, SEEK_SET) != 0 || ftruncate(logfd, 0) != 0)) {
+        close(logfd);
+        logfd = run_tmp_log("run");
+    }
+    run_spawn_opts so = {.in = -1, .out = logfd, .err = logfd, .extra_fd = -1, .preload = preload,
+                         .sigpipe_ignored = true};
+    pid_t p = run_spawn((char *const *)argv, &so);
+    if (p < 0) {
+        fprintf(stderr, "staprelay run: cannot start stapbpf: %s\n", strerror(errno));
+        goto out;
+    }
+    double deadline = o->duration > 0 ? run_now() + o->duration : 0;
+    /* report when the FIFOs are there */
+    strbuf data = STRBUF_INIT;
+    sb_printf(&data, "%s/data.json", fifo.buf);
+    for (int i = 0; i < 100; i++) {
+        struct stat st;
+        if (stat(data.buf, &st) == 0 && S_ISFIFO(st.st_mode)) {
+            fprintf(stderr, "staprelay run: loaded; %s\n", o->duration > 0 ?
+                    "running for the duration (Ctrl-C stops it earlier)" : "running until Ctrl-C");
+            break;
+        }
+        if (waitpid(p, NULL, WNOHANG) != 0 || run_stop_requested())
+            break;
+        usleep(100000);
+    }
+    sb_free(&data);
+    bool stopped;
+    int st = supervise(p, deadline, &stopped);
+    if (stopped || (WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+        rc = RUN_EXIT_OK;
+        fprintf(stderr, "staprelay run: stopped; stapbpf removed %s\n", fifo.buf);
+    } else {
+        run_show_log(logfd, "stapbpf");
+        if (log_has(logfd, "Operation not permitted") || log_has(logfd, "ermission denied"))
+            fprintf(stderr, "staprelay run: the kernel refused the BPF programs "
+                    "(BPF permission: root with CAP_BPF/CAP_SYS_ADMIN, "
+                    "kernel.unprivileged_bpf_disabled, lockdown)\n");
+        fprintf(stderr, "staprelay run: stapbpf failed (%s %d)\n",
+                WIFEXITED(st) ? "exit" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+        /* a stapbpf that died leaves its FIFOs: remove them (FIFOs only) */
+        static const char *const fifos[] = { "data.json", "metadata.json" };
+        for (size_t i = 0; i < 2; i++) {
+            strbuf f = STRBUF_INIT;
+            sb_printf(&f, "%s/%s", fifo.buf, fifos[i]);
+            struct stat fst;
+            if (lstat(f.buf, &fst) == 0 && S_ISFIFO(fst.st_mode))
+                unlink(f.buf);
+            sb_free(&f);
+        }
+        rmdir(fifo.buf);
+    }
+out:
+    if (runbo.len) {
+        unlink(runbo.buf);
+    }
+    if (tmpd.len && strstr(tmpd.buf, "XXXXXX") == NULL) {
+        const char *rargs[] = { tmpd.buf, NULL };
+        char *r = sh_out("rm -rf \"$1\"", rargs);
+        free(r);
+    }
+    if (logfd >= 0)
+        close(logfd);
+    free(cache);
+    free(kb.line);
+    free(key);
+    sb_free(&home);
+    sb_free(&bo);
+    sb_free(&shim);
+    sb_free(&tmpd);
+    sb_free(&runbo);
+    sb_free(&fifo);
+    sb_free(&pid);
+    sb_free(&btapset);
+    free(sargs);
+    return rc;
+}

@@ -1,0 +1,85 @@
+/* stacksink: delivery point for collapsed stacks (see stacksink.h). */
+#include "client/stack/stacksink.h"
+
+#include <ctype.h>
+
+void stack_sink_init(stack_sink *s, stacktab *tab, int col, bool strip_hex)
+{
+    s->tab = tab;
+    s->col = col;
+    s->strip_hex = strip_hex;
+    s->stacks = 0;
+    s->first_ns = s->last_ns = STACK_TIME_UNKNOWN;
+    s->on_sample = NULL;
+    s->on_sample_arg = NULL;
+    s->on_detail = NULL;
+    s->on_detail_arg = NULL;
+    s->scratch = (strbuf)STRBUF_INIT;
+}
+
+void stack_sink_free(stack_sink *s) { sb_free(&s->scratch); }
+
+static bool is_lower_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+void stack_sink_observe(stack_sink *s, stack_sample_fn fn, void *arg)
+{
+    s->on_sample = fn;
+    s->on_sample_arg = arg;
+}
+
+void stack_sink_observe_detail(stack_sink *s, stack_detail_fn fn, void *arg)
+{
+    s->on_detail = fn;
+    s->on_detail_arg = arg;
+}
+
+void stack_sink_add(stack_sink *s, const char *stack, size_t len,
+                    double weight, int col)
+{
+    stack_sink_add_ctx(s, stack, len, weight, col, STACK_TIME_UNKNOWN, NULL);
+}
+
+void stack_sink_add_at(stack_sink *s, const char *stack, size_t len,
+                       double weight, int col, int64_t when_ns)
+{
+    stack_sink_add_ctx(s, stack, len, weight, col, when_ns, NULL);
+}
+
+void stack_sink_add_ctx(stack_sink *s, const char *stack, size_t len,
+                        double weight, int col, int64_t when_ns,
+                        const stack_context *ctx)
+{
+    if (col < 0)
+        col = s->col;
+    if (s->strip_hex) {
+        sb_reset(&s->scratch);
+        for (size_t i = 0; i < len; i++) {
+            if (stack[i] == '0' && i + 2 < len + 0 && stack[i + 1] == 'x'
+                && is_lower_hex(stack[i + 2])) {
+                sb_add(&s->scratch, "0x...", 5);
+                i += 2;
+                while (i + 1 < len && is_lower_hex(stack[i + 1]))
+                    i++;
+                continue;
+            }
+            sb_addc(&s->scratch, stack[i]);
+        }
+        stack = s->scratch.buf;
+        len = s->scratch.len;
+    }
+    size_t entry = stacktab_add(s->tab, stack, len, col, weight);
+    s->stacks++;
+    if (when_ns != STACK_TIME_UNKNOWN) {
+        if (s->first_ns == STACK_TIME_UNKNOWN || when_ns < s->first_ns)
+            s->first_ns = when_ns;
+        if (s->last_ns == STACK_TIME_UNKNOWN || when_ns > s->last_ns)
+            s->last_ns = when_ns;
+    }
+    if (s->on_sample)
+        s->on_sample(s->on_sample_arg, entry, col, weight, when_ns);
+    if (s->on_detail)
+        s->on_detail(s->on_detail_arg, stack, len, weight, col, when_ns, ctx);
+}
