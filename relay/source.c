@@ -466,6 +466,18 @@ static bool apply_metadata(source *s, doc_status ds, char *text, size_t len, con
         free(text);
         return false;
     }
+    if (ds == DOC_ERROR && s->stap_module && s->meta != NULL) {
+        /* SystemTap's procfs fails a read whose read probe did not run
+         * (EIO: the module is being unloaded, or another reader holds the
+         * file; seen in a real kernel, stap/README.md "Reads").  Keep
+         * what the module published: its names must not go and come back
+         * with a transient failure (and stay, without values, once it is
+         * unloaded).  Counted and logged; the next poll reads again. */
+        free(text);
+        s->stats.metadata_errors++;
+        set_error(s, s->state, "metadata: %s (keeping the last metadata)", rerr);
+        return false;
+    }
     if (ds != DOC_OK) {
         bool had = s->meta != NULL;
         free(text);

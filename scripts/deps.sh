@@ -15,7 +15,21 @@ libpcp3-dev libpcp-pmda3-dev pcp check libxml2-utils python3-json-pointer \
 valgrind chromium systemtap linux-headers-amd64 python3-jsonschema python3-six \
 libfuse3-dev fuse3 clang libclang-rt-14-dev strace linux-perf curl \
 protobuf-c-compiler libprotobuf-c-dev zlib1g-dev libdw-dev golang-go graphviz \
-libcurl4-openssl-dev redis-server iproute2}"
+libcurl4-openssl-dev redis-server iproute2 \
+qemu-system-x86 busybox-static}"
+
+# The kernel qa/vm/ boots: Debian's image of the newest installed
+# linux-headers-*-amd64 (stap builds the VM's modules against those
+# headers, and the image brings that kernel's own System.map).  Its ABI
+# number changes with Debian's updates, so it is found at run time; on a
+# fresh machine the headers come first and the image in a second step.
+# STAPRELAY_DEPS (a package list of its own) leaves it out.
+vm_image() {
+    [ -z "${STAPRELAY_DEPS:-}" ] || return 0
+    h=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1)
+    [ -n "$h" ] && echo "linux-image-${h##*/linux-headers-}"
+}
+PKGS="$PKGS $(vm_image)"
 
 missing=""
 half=""
@@ -52,11 +66,21 @@ if [ -n "$missing" ]; then
     # apt runs dpkg with its own PATH (DPkg::Path), not ours: without the
     # shim there, pcp's postinst finds the real systemctl and fails where
     # systemd is not PID 1.
-    PATH="$shim:$PATH" apt-get -o DPkg::Lock::Timeout=600 -o DPkg::Path="$shim:$PATH" \
+    INITRD=No PATH="$shim:$PATH" apt-get -o DPkg::Lock::Timeout=600 -o DPkg::Path="$shim:$PATH" \
         install -y -q --no-install-recommends $missing || true
 fi
+# The VM's kernel image, now that the headers are there (a fresh machine).
+# INITRD=No: the VM boots its own initramfs (qa/vm/vm.sh), so the
+# package's update-initramfs run (minutes) is skipped.
+img=$(vm_image)
+if [ -n "$img" ] && ! dpkg-query -W -f='${db:Status-Abbrev}' "$img" 2>/dev/null | grep -q '^ii'; then
+    echo "deps: installing: $img"
+    INITRD=No PATH="$shim:$PATH" apt-get -o DPkg::Lock::Timeout=600 -o DPkg::Path="$shim:$PATH" \
+        install -y -q --no-install-recommends "$img" || true
+    PKGS="$PKGS $img"
+fi
 # Finish what a failed postinst (or an earlier interrupted run) left.
-PATH="$shim:$PATH" dpkg --configure -a
+INITRD=No PATH="$shim:$PATH" dpkg --configure -a
 for p in $PKGS; do
     dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' ||
         { echo "deps: $p did not install" >&2; exit 1; }

@@ -123,6 +123,15 @@ if wanted fixtures; then
         fail fixtures "$(head -1 "$cache/fixtures.log")"
     else pass "fixtures ($n files, match tests/fixtures.py)"; fi
 fi
+# The model against the real kernel: stap/fixtures/real-*/ were captured
+# in the VM (qa/vm/run --capture); the model must write them byte for byte.
+if wanted fixtures-real; then
+    if python3 "$here/tests/fixtures.py" --check-real >"$cache/fixtures-real.log" 2>&1; then
+        pass "fixtures-real ($(tail -1 "$cache/fixtures-real.log" | sed 's/^fixtures: //'))"
+    else
+        fail fixtures-real "$(head -1 "$cache/fixtures-real.log")"
+    fi
+fi
 
 # ------------------------------------------------------ headers + runtime
 # stap/kbuild.sh (shared with `staprelay run`): a build tree made of
@@ -145,6 +154,14 @@ export SYSTEMTAP_DIR=$cache/home
 mkdir -p "$SYSTEMTAP_DIR"
 
 # ------------------------------------------------- kernel runtime, pass 4
+# Against the headers' own kernel when its image is installed (make deps
+# installs it for qa/vm/): /lib/modules/REL/build with /boot/System.map-REL,
+# the tree qa/vm/run builds the VM's modules with, so the two share stap's
+# tracepoint-query cache; else the symlinked tree above.
+ktree=$tree
+if knat=$(STAPRELAY_KB_RELEASE=$rel sh "$here/kbuild.sh" "$cache" 2>/dev/null); then
+    ktree=$(printf '%s' "$knat" | cut -f2)
+fi
 for s in "$here"/*.stp "$here"/tests/*.stp; do
     [ -e "$s" ] || continue
     name=${s#$here/}
@@ -154,7 +171,7 @@ for s in "$here"/*.stp "$here"/tests/*.stp; do
     log=$out/$mod.log
     # No -m: stap only caches modules it names itself (stap_HASH); with the
     # cache an unchanged script is a hit.  -p4 prints the cached .ko path.
-    if (cd "$out" && timeout "$tmo" stap -r "$tree" $rtopt -I "$here/tapset" -p4 "$s") \
+    if (cd "$out" && timeout "$tmo" stap -r "$ktree" $rtopt -I "$here/tapset" -p4 "$s") \
            >"$log" 2>&1 && ko=$(grep '\.ko$' "$log" | tail -1) && [ -f "$ko" ]; then
         pass "$name"
         [ "$keep" = 1 ] && cp "$ko" "$out/$mod.ko"
@@ -178,14 +195,27 @@ for s in "$here"/bpf/*.stp; do
     mod=staprelay_b$(basename "$s" .stp | tr '-' '_')
     log=$out/$mod.log
     rm -f "$out/$mod.bo"
+    # a script's arguments (bpf/iolat: struct offsets of the running
+    # kernel) come from bpf/NAME.args; the BPF tapset from bpf/tapset
+    sargs=""
+    if [ -x "${s%.stp}.args" ]; then
+        sargs=$("${s%.stp}.args") || { fail "$name" "${s%.stp}.args failed"; continue; }
+        sargs=$(printf '%s' "$sargs" | tr '\n' ' ')
+    fi
+    btap=""
+    topt=""
+    if [ -d "$here/bpf/tapset" ]; then btap=$here/bpf/tapset; topt="-I $btap"; fi
     # stap does not cache BPF builds, and their pass 2 re-runs the
-    # tracepoint queries (~45 s): keep our own cache keyed by the inputs.
-    key=$( { cat "$s"; stap -V 2>&1 | head -1; echo "$rel $mod"; } | sha256sum | cut -c1-24)
+    # tracepoint queries (~45 s): keep our own cache keyed by the inputs
+    # (the same key as client/run/run_stap.c's, so either reuses the other's).
+    key=$( { cat "$s"; stap -V 2>&1 | head -1; echo "$rel $mod";
+             [ -z "$sargs" ] || echo "args $sargs"; [ -z "$btap" ] || cat "$btap"/*; } |
+           sha256sum | cut -c1-24)
     mkdir -p "$cache/bo"
     if [ -f "$cache/bo/$key.bo" ]; then
         cp "$cache/bo/$key.bo" "$out/$mod.bo"
         how="p4 cached"
-    elif (cd "$out" && timeout "$tmo" stap --runtime=bpf -r "$tree" -p4 -m "$mod" "$s") \
+    elif (cd "$out" && timeout "$tmo" stap --runtime=bpf -r "$tree" $topt -p4 -m "$mod" "$s" $sargs) \
              >"$log" 2>&1 && [ -f "$out/$mod.bo" ]; then
         cp "$out/$mod.bo" "$cache/bo/$key.bo"
         how="p4"

@@ -28,8 +28,16 @@
 #   fails in runtime/stp_task_work.c for every script.  When the chosen
 #   tree's include/linux/task_work.h declares task_work_cancel_func and the
 #   stock runtime does not mention it, a copy of the runtime with the
-#   two-line fix is made in CACHE/runtime (remade when systemtap changes)
+#   two-line fix is made in CACHE/runtime (remade when the stock runtime
+#   changes)
 #   and printed as RUNTIME.
+#
+# STAPRELAY_KB_RELEASE=REL: build for kernel REL instead of the running one
+# (a module prebuilt here to be loaded elsewhere, e.g. qa/vm/ prebuilds for
+# the VM's kernel): its own /lib/modules/REL/build and /boot/System.map-REL
+# are required (no fallback to other headers: a module built against a
+# System.map of another kernel would symbolise with the wrong symbols),
+# and TREE is printed as REL.
 #
 # STAPRELAY_KB_ROOT (tests): a directory standing in for / when looking at
 # /usr/src, /lib/modules, /boot, /proc and /usr/share/systemtap/runtime.
@@ -42,6 +50,14 @@ cache=$1
 R=${STAPRELAY_KB_ROOT:-}
 
 r=$(cat "$R/proc/sys/kernel/osrelease" 2>/dev/null || uname -r)
+target=${STAPRELAY_KB_RELEASE:-}
+if [ -n "$target" ]; then
+    if [ $mode = headers ]; then
+        echo "stap/kbuild.sh: --headers and STAPRELAY_KB_RELEASE exclude each other" >&2
+        exit 2
+    fi
+    r=$target
+fi
 mods=$R/lib/modules
 stock=$R/usr/share/systemtap/runtime
 
@@ -53,6 +69,12 @@ if [ $mode = native ] && [ -f "$native/.config" ] &&
    { [ -f "$native/System.map" ] || [ -f "$R/boot/System.map-$r" ]; }; then
     hdr=$native
     src=$(readlink -f "$mods/$r/source" 2>/dev/null || echo "$native")
+    [ -n "$target" ] && tree=$r
+elif [ -n "$target" ]; then
+    echo "stap/kbuild.sh: no build tree for kernel $target: $native/.config and" \
+         "/boot/System.map-$target (apt-get install linux-headers-$target" \
+         "linux-image-$target)" >&2
+    exit 1
 else
     hdr=$(ls -d "$R"/usr/src/linux-headers-*-amd64 "$R"/usr/src/linux-headers-*-arm64 2>/dev/null |
           sort -V | tail -1)
@@ -94,8 +116,12 @@ needs_fix() {
 }
 if needs_fix && ! grep -q task_work_cancel_func "$stock/stp_task_work.c" 2>/dev/null; then
     rt=$cache/runtime
-    ver=$(dpkg-query -W -f='${Version}' systemtap-runtime 2>/dev/null || echo unknown)
-    stamp=$ver    # check.sh's stamp before this script: keeps stap's caches valid
+    # The copy is remade when the stock runtime changes (a systemtap
+    # upgrade): its stamp is the stock files' sizes and times, which cost
+    # no program run (dpkg-query takes seconds in the test VM).
+    stamp=$(ls -ln --time-style=+%s "$stock/stp_task_work.c" "$stock/runtime.h" 2>/dev/null |
+            awk '{printf "%s:%s ", $5, $6}')
+    ver=$stamp
     if [ "$(cat "$rt/.staprelay-stamp" 2>/dev/null)" != "$stamp" ]; then
         mkdir -p "$cache" || exit 1
         tmp=$rt.tmp.$$

@@ -182,6 +182,11 @@ START_TEST(catalog)
     run_catalog_free(&c);
     run_catalog c2;
     ck_assert_int_eq(run_catalog_load(&c2, "/nonexistent/stap"), -1);
+    /* the repository's offcpu: perf stands in for it (run_offcpu.c) */
+    run_catalog r;
+    ck_assert_int_eq(run_catalog_load(&r, "stap"), 0);
+    ck_assert_uint_eq(run_catalog_find(&r, "offcpu")->backends, RUN_BK_STAP | RUN_BK_PERF);
+    run_catalog_free(&r);
     tu_rmtree(d);
     free(d);
 }
@@ -283,8 +288,10 @@ END_TEST
 /* A fake machine under D/root for run_env_probe() and stap/kbuild.sh
  * (STAPRELAY_KB_ROOT): a kernel that loads modules, Debian-style headers
  * whose task_work.h says HDR_TEXT, and a stock SystemTap runtime whose
- * stp_task_work.c says RT_TEXT.  A stub stap on PATH writes its arguments
- * to D/stap.args, one per line. */
+ * stp_task_work.c says RT_TEXT.  A stub stap on PATH answers -V and
+ * otherwise writes its arguments to D/stap.args, one per line, and makes
+ * the NAME.ko of -m NAME; a stub staprun writes its arguments to
+ * D/staprun.args. */
 static const char stock_task_work[] =
     "typedef typeof(&task_work_cancel) task_work_cancel_fn;\n"
     "fn = kallsyms_lookup_name(\"task_work_cancel\");\n";
@@ -303,24 +310,50 @@ static void fake_machine(const char *d, const char *hdr_text, const char *rt_tex
     ck_assert_int_eq(tu_write(root, "usr/share/systemtap/runtime/stp_task_work.c", rt_text), 0);
     ck_assert_int_eq(tu_write(root, "usr/share/systemtap/runtime/runtime.h", "/* stock */\n"), 0);
     snprintf(bin, sizeof bin, "%s/bin", d);
-    snprintf(stub, sizeof stub, "#!/bin/sh\nprintf '%%s\\n' \"$@\" > '%s/stap.args'\n", d);
+    snprintf(stub, sizeof stub,
+             "#!/bin/sh\n"
+             "[ \"$1\" = -V ] && { echo 'Systemtap translator/driver (version 0.0 stub)'; exit 0; }\n"
+             "printf '%%s\\n' \"$@\" > '%s/stap.args'\n"
+             "while [ $# -gt 0 ]; do [ \"$1\" = -m ] && : > \"$2.ko\"; shift; done\n", d);
     ck_assert_int_eq(tu_write(bin, "stap", stub), 0);
     snprintf(stub, sizeof stub, "%s/stap", bin);
+    ck_assert_int_eq(chmod(stub, 0755), 0);
+    snprintf(stub, sizeof stub, "#!/bin/sh\nprintf '%%s\\n' \"$@\" > '%s/staprun.args'\n", d);
+    ck_assert_int_eq(tu_write(bin, "staprun", stub), 0);
+    snprintf(stub, sizeof stub, "%s/staprun", bin);
     ck_assert_int_eq(chmod(stub, 0755), 0);
     setenv("STAPRELAY_KB_ROOT", root, 1);
 }
 
-/* run profile with the kernel runtime on the fake machine, with a fresh
- * cache; returns the stub's arguments joined by spaces (malloc'd). */
-static char *kernel_run_args(const char *d, const char *cache)
+/* A stub's argument file as one line (malloc'd), or NULL. */
+static char *args_line(const char *file)
 {
-    char root[512], path[1024], args[512];
+    char *text = tu_slurp(file);
+    if (text == NULL)
+        return NULL;
+    for (char *p = text; *p; p++)
+        if (*p == '\n')
+            *p = p[1] ? ' ' : '\0';
+    return text;
+}
+
+/* run profile with the kernel runtime on the fake machine (with CACHE);
+ * returns the stub stap's arguments joined by spaces (malloc'd), NULL
+ * when the cache had the module (stap did not build), and in *staprun
+ * what staprun was given. */
+static char *kernel_run_args(const char *d, const char *cache, char **staprun)
+{
+    char root[512], path[1024], args[512], rargs[512];
     snprintf(root, sizeof root, "%s/root", d);
     snprintf(path, sizeof path, "%s/bin:%s", d, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
     setenv("PATH", path, 1);
     setenv("STAPRELAY_CACHE", cache, 1);
+    unsetenv("STAPRELAY_KMOD_DEFINES");
+    unsetenv("STAPRELAY_KB_RELEASE");
     snprintf(args, sizeof args, "%s/stap.args", d);
+    snprintf(rargs, sizeof rargs, "%s/staprun.args", d);
     unlink(args);
+    unlink(rargs);
 
     run_env e;
     run_env_probe(&e, root);
@@ -341,12 +374,20 @@ static char *kernel_run_args(const char *d, const char *cache)
     ck_assert_int_eq(run_stap_kernel(&c, s, &o, "kprof"), RUN_EXIT_OK);
     run_catalog_free(&c);
 
-    char *text = tu_slurp(args);
-    ck_assert_msg(text != NULL, "the stub stap did not run");
-    for (char *p = text; *p; p++)
-        if (*p == '\n')
-            *p = p[1] ? ' ' : '\0';
-    return text;
+    *staprun = args_line(rargs);
+    ck_assert_msg(*staprun != NULL, "the stub staprun did not run");
+    return args_line(args);
+}
+
+/* staprun was given CACHE/ko/<32 hex digits>/kprof.ko, which exists. */
+static void check_staprun(const char *cache, char *args)
+{
+    size_t n = strlen(cache);
+    ck_assert_msg(strncmp(args, cache, n) == 0 && strncmp(args + n, "/ko/", 4) == 0, "%s", args);
+    ck_assert_int_eq(strspn(args + n + 4, "0123456789abcdef"), 32);
+    ck_assert_str_eq(args + n + 4 + 32, "/kprof.ko");
+    ck_assert_int_eq(access(args, F_OK), 0);
+    free(args);
 }
 
 START_TEST(kernel_runtime_command)
@@ -354,15 +395,21 @@ START_TEST(kernel_runtime_command)
     char *d = tu_mkdtemp();
     char *real = realpath(d, NULL);
     ck_assert_ptr_nonnull(real);
-    char cache[600], want[2048], *got, *t;
-    const char *tail = "-m kprof -I stap/tapset -DMAXSKIPPED=100000 stap/profile.stp 199";
+    char cache[600], want[4096], tail[1024], *got, *t, *run;
+    char *src = realpath(".", NULL);
+    ck_assert_ptr_nonnull(src);
+    snprintf(tail, sizeof tail, "-p4 -m kprof -I %s/stap/tapset -DMAXSKIPPED=100000 "
+             "-DMAXACTION_INTERRUPTIBLE=100000 -DMAXMAPENTRIES=2048 %s/stap/profile.stp 199",
+             src, src);
 
     /* Debian's headers with the task_work_cancel_func backport, systemtap
      * < 5.2: check.sh's tree (-r) and the patched runtime copy (-R) */
     fake_machine(d, "bool task_work_cancel_func(struct task_struct *, bool (*)(void));\n",
                  stock_task_work);
     snprintf(cache, sizeof cache, "%s/c1", real);
-    got = kernel_run_args(d, cache);
+    got = kernel_run_args(d, cache, &run);
+    ck_assert_ptr_nonnull(got);
+    check_staprun(cache, run);
     snprintf(want, sizeof want, "-r %s/kbuild-6.1.0-99-amd64 -R %s/runtime %s", cache, cache, tail);
     ck_assert_str_eq(got, want);
     free(got);
@@ -387,7 +434,9 @@ START_TEST(kernel_runtime_command)
     /* headers without the backport: no -R */
     fake_machine(d, "void task_work_cancel(struct task_struct *);\n", stock_task_work);
     snprintf(cache, sizeof cache, "%s/c2", real);
-    got = kernel_run_args(d, cache);
+    got = kernel_run_args(d, cache, &run);
+    ck_assert_ptr_nonnull(got);
+    check_staprun(cache, run);
     snprintf(want, sizeof want, "-r %s/kbuild-6.1.0-99-amd64 %s", cache, tail);
     ck_assert_str_eq(got, want);
     free(got);
@@ -398,13 +447,15 @@ START_TEST(kernel_runtime_command)
     fake_machine(d, "bool task_work_cancel_func(void);\n",
                  "typedef typeof(&task_work_cancel_func) task_work_cancel_fn;\n");
     snprintf(cache, sizeof cache, "%s/c3", real);
-    got = kernel_run_args(d, cache);
+    got = kernel_run_args(d, cache, &run);
+    ck_assert_ptr_nonnull(got);
+    check_staprun(cache, run);
     snprintf(want, sizeof want, "-r %s/kbuild-6.1.0-99-amd64 %s", cache, tail);
     ck_assert_str_eq(got, want);
     free(got);
 
     /* the running kernel's own build tree (what a loadable module needs):
-     * no -r, and its source's task_work.h decides -R */
+     * -r names the running release, and its source's task_work.h decides -R */
     fake_machine(d, "void task_work_cancel(struct task_struct *);\n", stock_task_work);
     char root[600];
     snprintf(root, sizeof root, "%s/root", d);
@@ -413,12 +464,20 @@ START_TEST(kernel_runtime_command)
     ck_assert_int_eq(tu_write(root, "lib/modules/6.18.0-test/build/include/linux/task_work.h",
                               "bool task_work_cancel_func(void);\n"), 0);
     snprintf(cache, sizeof cache, "%s/c4", real);
-    got = kernel_run_args(d, cache);
-    snprintf(want, sizeof want, "-R %s/runtime %s", cache, tail);
+    got = kernel_run_args(d, cache, &run);
+    ck_assert_ptr_nonnull(got);
+    check_staprun(cache, run);
+    snprintf(want, sizeof want, "-r 6.18.0-test -R %s/runtime %s", cache, tail);
     ck_assert_str_eq(got, want);
     free(got);
 
+    /* the same again: the cached module, no build */
+    got = kernel_run_args(d, cache, &run);
+    ck_assert_ptr_null(got);
+    check_staprun(cache, run);
+
     unsetenv("STAPRELAY_KB_ROOT");
+    free(src);
     unsetenv("STAPRELAY_CACHE");
     tu_rmtree(d);
     free(d);
@@ -437,7 +496,12 @@ TEST_SUITE(client_run)
     tcase_add_test(tc, catalog);
     tcase_add_test(tc, module_probe);
     tcase_add_test(tc, choice);
-    tcase_add_test(tc, kernel_runtime_command);
     suite_add_tcase(s, tc);
+    /* runs stap/kmod.sh and stap/kbuild.sh (shell, sha256sum, cp) five
+     * times: seconds on a busy machine */
+    TCase *km = tcase_create("kmod");
+    tcase_set_timeout(km, 120);
+    tcase_add_test(km, kernel_runtime_command);
+    suite_add_tcase(s, km);
     return s;
 }

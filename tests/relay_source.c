@@ -383,6 +383,38 @@ START_TEST(stap_chunked_events_continue)
 }
 END_TEST
 
+/* A module's metadata.json that cannot be read for a moment (SystemTap's
+ * procfs gives EIO while the module unloads or another reader holds the
+ * file; here a link to /proc/self/mem, whose read at 0 is EIO) keeps the names it
+ * published, counted as a metadata error; unloaded, they stay without
+ * values. */
+START_TEST(stap_module_read_error_keeps_metadata)
+{
+    fixture f;
+    char *root = stap_fixture_init(&f);
+    char dir[512], path[600];
+    snprintf(dir, sizeof(dir), "%s/m", root);
+    tu_write(dir, "metadata.json", "{\"prefix\": \"p\", \"metrics\": [{\"name\": \"v\", "
+             "\"pointer\": \"/v\", \"type\": \"integer\"}]}");
+    tu_write(dir, "data.json", "{\"v\": 5}");
+    relay_poll(f.r);
+    source *s = only_source(&f);
+    ck_assert_msg(s->state == SRC_OK, "%s", s->last_error);
+    uint64_t errs = s->stats.metadata_errors;
+    snprintf(path, sizeof(path), "%s/metadata.json", dir);
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(symlink("/proc/self/mem", path), 0);   /* a read at 0: EIO */
+    relay_poll(f.r);
+    ck_assert_ptr_nonnull(s->meta);
+    ck_assert_msg(s->stats.metadata_errors == errs + 1, "state %d: %s", s->state, s->last_error);
+    tu_rmtree(dir);
+    relay_poll(f.r);
+    ck_assert_int_eq(s->state, SRC_VANISHED);
+    ck_assert_ptr_nonnull(s->meta);
+    stap_fixture_done(&f, root);
+}
+END_TEST
+
 /* Module metadata cannot make the relay run a command or read elsewhere. */
 START_TEST(stap_module_ignores_exec_and_path)
 {
@@ -531,6 +563,7 @@ TEST_SUITE(relay_source)
     tcase_add_test(tc, stap_vanished_modules_yield_and_are_bounded);
     tcase_add_test(tc, stap_chunked_events_continue);
     tcase_add_test(tc, stap_module_ignores_exec_and_path);
+    tcase_add_test(tc, stap_module_read_error_keeps_metadata);
     tcase_add_test(tc, stap_bpf_fifo_module);
     tcase_add_test(tc, untrusted_source_confined_to_its_directory);
     suite_add_tcase(s, tc);

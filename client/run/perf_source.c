@@ -220,7 +220,17 @@ int perf_source_open(perf_source *src, const char *parent, const char *name, lon
                      bool replay,
                      char *err, size_t errlen)
 {
+    return perf_source_open_as(src, parent, name, hz, replay, NULL, NULL, NULL,
+                               err, errlen);
+}
+
+int perf_source_open_as(perf_source *src, const char *parent, const char *name, long hz,
+                        bool replay, const char *meta_text, perf_source_data_fn data_fn, void *data_arg,
+                        char *err, size_t errlen)
+{
     memset(src, 0, sizeof *src);
+    src->data_fn = data_fn;
+    src->data_arg = data_arg;
     src->max_pending = 20000;
     src->hz = hz;
     src->name = xstrdup(name);
@@ -269,7 +279,8 @@ int perf_source_open(perf_source *src, const char *parent, const char *name, lon
     src->dirty = true;
     if (perf_source_flush(src, err, errlen) != 0)
         goto fail_rm;
-    char *meta = perf_source_metadata(name, replay);
+    char *meta = meta_text ? xstrdup(meta_text)
+                                : perf_source_metadata(name, replay);
     int rc = write_atomic(src->dir, "metadata.json", meta, strlen(meta), err, errlen);
     free(meta);
     if (rc != 0)
@@ -320,11 +331,23 @@ char *perf_source_data(const perf_source *src)
     return sb_steal(&sb);
 }
 
+void perf_source_add_json(perf_source *src, const char *record)
+{
+    src->dirty = true;
+    if (src->npending >= src->max_pending) {
+        src->dropped++;
+        return;
+    }
+    if (src->npending++)
+        sb_adds(&src->pending, ",\n");
+    sb_printf(&src->pending, "    %s", record);
+}
+
 int perf_source_flush(perf_source *src, char *err, size_t errlen)
 {
     if (!src->dirty)
         return 0;
-    char *text = perf_source_data(src);
+    char *text = src->data_fn ? src->data_fn(src, src->data_arg) : perf_source_data(src);
     int rc = write_atomic(src->dir, "data.json", text, strlen(text), err, errlen);
     free(text);
     if (rc != 0)

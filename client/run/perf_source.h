@@ -51,7 +51,10 @@ void perf_sampler_free(perf_sampler *ps);
 void perf_sampler_line(perf_sampler *ps, const char *s, size_t n);
 void perf_sampler_finish(perf_sampler *ps);
 
-typedef struct perf_source {
+typedef struct perf_source perf_source;
+typedef char *(*perf_source_data_fn)(const perf_source *src, void *arg);
+
+struct perf_source {
     char    *dir;              /* PARENT/NAME */
     char    *name;
     long     hz;
@@ -59,7 +62,11 @@ typedef struct perf_source {
     size_t   npending, max_pending;
     strbuf   pending;          /* JSON records, comma-separated */
     bool     dirty;
-} perf_source;
+    /* Another script's layout (run_offcpu.c, perf_source_open_as): what
+     * makes data.json from pending. */
+    perf_source_data_fn data_fn;
+    void    *data_arg;
+};
 
 /* metadata.json text for prefix (malloc'd).  replay: the event metric
  * replays (a client's first fetch starts at the oldest record still
@@ -74,9 +81,19 @@ char *perf_source_metadata(const char *prefix, bool replay);
 int perf_source_open(perf_source *src, const char *parent, const char *name, long hz,
                      bool replay,
                      char *err, size_t errlen);
+/* perf_source_open for another script's layout: META_TEXT is written as
+ * metadata.json, DATA_FN(src, DATA_ARG) makes data.json (from
+ * src->pending, the records queued with perf_source_add_json). */
+int perf_source_open_as(perf_source *src, const char *parent, const char *name, long hz,
+                        bool replay, const char *meta_text, perf_source_data_fn data_fn, void *data_arg,
+                        char *err, size_t errlen);
 /* Queue one sample (counts it as taken; beyond max_pending it is dropped
  * and counted in samples_dropped). */
 void perf_source_add(perf_source *src, const perf_sample *s);
+/* Queue a record rendered by the caller (JSON object text, with the
+ * "seq" it took from ++src->seq); dropped and counted beyond max_pending.
+ * Marks the source changed. */
+void perf_source_add_json(perf_source *src, const char *record);
 /* Replace data.json with the queued records (if anything changed). */
 int perf_source_flush(perf_source *src, char *err, size_t errlen);
 /* The data.json text the next flush would write (tests; malloc'd). */

@@ -341,8 +341,8 @@ static int scan(run_catalog *c, const char *dir, bool bpf)
                 s->opts |= keep;
         }
         free(text);
-        /* the perf backend reimplements profile.stp */
-        if (strcmp(name, "profile") == 0)
+        /* the perf backend reimplements profile.stp and offcpu.stp */
+        if (strcmp(name, "profile") == 0 || strcmp(name, "offcpu") == 0)
             s->backends |= RUN_BK_PERF;
     }
     closedir(d);
@@ -664,7 +664,7 @@ const char *run_cannot(run_backend b, const run_script *s, const run_opts *o,
         return NULL;
     case RUN_BK_PERF:
         if (!(s->backends & RUN_BK_PERF))
-            return "perf can only stand in for profile";
+            return "perf can only stand in for profile and offcpu";
         if (!e->perf)
             return e->perf_why;
         if (!e->root && !o->pid && !o->cmd && e->perf_paranoid > 0) {

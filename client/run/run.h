@@ -7,7 +7,8 @@
  *         module loading allowed);
  *   bpf   SystemTap's BPF runtime, for scripts with a stap/bpf/ variant;
  *   perf  `perf record -g | perf script`, parsed here and published as a
- *         pmdajson-style directory (profile only).
+ *         pmdajson-style directory (profile: cpu-clock samples; offcpu:
+ *         sched_switch events, run_offcpu.c).
  * Everything that looks at the machine is in run_env, filled by
  * run_env_probe(), so the choice itself is a pure function. */
 #ifndef STAPRELAY_RUN_H
@@ -129,6 +130,8 @@ int run_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o
 int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
                  const char *name, const run_env *e);
 int run_perf(const run_script *s, const run_opts *o, const char *name);
+/* offcpu over perf's sched_switch events (run_offcpu.c); run_perf calls it. */
+int run_perf_offcpu(const run_script *s, const run_opts *o, const char *name);
 
 /* Shared by the backends (run.c): a deadline and signal handling. */
 void run_signals_install(void);

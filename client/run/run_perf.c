@@ -60,7 +60,8 @@ static const char *parent_dir(const run_opts *o, char *buf, size_t len, bool *df
 
 int run_perf(const run_script *s, const run_opts *o, const char *name)
 {
-    (void)s;
+    if (strcmp(s->name, "offcpu") == 0)
+        return run_perf_offcpu(s, o, name);
     long hz = o->hz ? o->hz : 99;
     char pbuf[4096];
     bool dflt;

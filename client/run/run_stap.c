@@ -5,13 +5,15 @@
  * from DIR/kbuild.sh, the script stap/check.sh uses too, so `run` builds
  * exactly as the checks do.
  *
- * kernel runtime:  stap [-r TREE] [-R RUNTIME] -m NAME -I DIR/tapset
- *                       -DMAXSKIPPED=100000 [-x PID | -c CMD]
- *                       [-G kernel_only=1|user_only=1] DIR/SCRIPT.stp [HZ]
- *   files in /proc/systemtap/NAME (the relay's default stap root).
+ * kernel runtime:  sh DIR/kmod.sh CACHE NAME DIR/SCRIPT.stp [-d BINARY] [-- HZ]
+ *                  (stap -p4, cached by content: stap/kmod.sh)
+ *                  staprun [-x PID | -c CMD] NAME.ko [kernel_only=1|user_only=1]
+ *   BINARY is --cmd's program or --pid's executable (its user frames get
+ *   names); files in /proc/systemtap/NAME (the relay's default stap root).
  *
  * BPF runtime (scripts in DIR/bpf/):
- *   stap --runtime=bpf [-r TREE] -p4 -m NAME DIR/bpf/SCRIPT.stp  (cached)
+ *   stap --runtime=bpf [-r TREE] [-I DIR/bpf/tapset] -p4 -m NAME
+ *        DIR/bpf/SCRIPT.stp [$(DIR/bpf/SCRIPT.args)]  (cached)
  *   [LD_PRELOAD=memlock_shim.so] stapbpf [-x PID | -c CMD] NAME.bo
  *   files (FIFOs) in /var/tmp/systemtap-$USER/NAME: the relay's default
  *   stap_roots cover every /var/tmp/systemtap-* directory.
@@ -19,6 +21,7 @@
  * (shared with stap/check.sh), else ~/.cache/staprelay. */
 #include "client/run/run.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -32,6 +35,7 @@
 #include <unistd.h>
 
 #include "common/strbuf.h"
+#include "common/xalloc.h"
 
 static void print_argv(const char *what, char *const argv[], const char *preload)
 {
@@ -268,88 +272,183 @@ static char *cache_made(const run_catalog *c)
 
 /* ---- kernel runtime ----------------------------------------------------- */
 
+/* The program whose user frames should be named: --cmd's first word
+ * (looked up in PATH) or --pid's executable.  malloc'd, or NULL. */
+static char *target_binary(const run_opts *o)
+{
+    if (o->cmd) {
+        size_t n = strcspn(o->cmd, " \t");
+        strbuf w = STRBUF_INIT;
+        sb_add(&w, o->cmd, n);
+        char *p = w.buf ? run_which(w.buf) : NULL;
+        sb_free(&w);
+        return p;
+    }
+    if (o->pid) {
+        strbuf exe = STRBUF_INIT;
+        sb_printf(&exe, "/proc/%ld/exe", o->pid);
+        char *p = realpath(exe.buf, NULL);
+        sb_free(&exe);
+        return p;
+    }
+    return NULL;
+}
+
+/* DIR/kmod.sh: the module, from the cache or built (stap -p4, a minute
+ * the first time), as a child we can interrupt.  Returns the .ko path
+ * (malloc'd), or NULL with *interrupted set when Ctrl-C stopped it. */
+static char *kmod_build(const run_catalog *c, const run_script *s, const run_opts *o,
+                        const char *name, const char *cache, bool *interrupted)
+{
+    *interrupted = false;
+    strbuf script = STRBUF_INIT, hz = STRBUF_INIT;
+    sb_printf(&script, "%s/kmod.sh", c->dir);
+    char *bin = target_binary(o);
+    const char *argv[16];
+    size_t k = 0;
+    argv[k++] = "sh";
+    argv[k++] = script.buf;
+    argv[k++] = cache;
+    argv[k++] = name;
+    argv[k++] = s->path;
+    if (bin) {
+        argv[k++] = "-d";
+        argv[k++] = bin;
+    }
+    if (o->hz) {
+        sb_printf(&hz, "%ld", o->hz);
+        argv[k++] = "--";
+        argv[k++] = hz.buf;
+    }
+    argv[k] = NULL;
+    char *ko = NULL;
+    int out = run_tmp_log("kmod");
+    run_spawn_opts so = {.in = -1, .out = out, .err = -1, .extra_fd = -1, .sigpipe_ignored = true};
+    pid_t p = out >= 0 ? run_spawn((char *const *)argv, &so) : -1;
+    if (p < 0) {
+        fprintf(stderr, "staprelay run: cannot run %s: %s\n", script.buf, strerror(errno));
+    } else {
+        bool stopped;
+        int st = supervise(p, 0, &stopped);
+        *interrupted = stopped;
+        if (!stopped && WIFEXITED(st) && WEXITSTATUS(st) == 0 && lseek(out, 0, SEEK_SET) == 0) {
+            char buf[4096];
+            ssize_t n = read(out, buf, sizeof buf - 1);
+            if (n > 0) {
+                buf[n] = '\0';
+                buf[strcspn(buf, "\n")] = '\0';
+                if (buf[0] == '/' && access(buf, R_OK) == 0)
+                    ko = xstrdup(buf);
+            }
+        }
+    }
+    if (out >= 0)
+        close(out);
+    free(bin);
+    sb_free(&script);
+    sb_free(&hz);
+    return ko;
+}
+
 int run_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o,
                     const char *name)
 {
     char *cache = cache_made(c);
-    kbuild kb = { 0 };
-    if (cache == NULL || kbuild_get(c, cache, &kb) != 0) {
-        fprintf(stderr, "staprelay run: no kernel build tree for stap: install the "
-                "headers of the running kernel (linux-headers-$(uname -r))\n");
-        free(cache);
+    if (cache == NULL)
+        return RUN_EXIT_FAILED;
+    /* the duration counts from the start: the build included */
+    double deadline = o->duration > 0 ? run_now() + o->duration : 0;
+    bool interrupted;
+    char *ko = kmod_build(c, s, o, name, cache, &interrupted);
+    free(cache);
+    if (ko == NULL) {
+        if (interrupted) {
+            fprintf(stderr, "staprelay run: interrupted while building\n");
+            return RUN_EXIT_OK;
+        }
+        fprintf(stderr, "staprelay run: no module for %s: building it failed (above); "
+                "stap needs the headers of the running kernel "
+                "(linux-headers-$(uname -r))\n", s->path);
         return RUN_EXIT_FAILED;
     }
-    strbuf tapset = STRBUF_INIT, pid = STRBUF_INIT, hz = STRBUF_INIT;
-    sb_printf(&tapset, "%s/tapset", c->dir);
-    const char *argv[32];
+    strbuf pid = STRBUF_INIT;
+    const char *argv[16];
     size_t k = 0;
-    argv[k++] = "stap";
-    if (kb.tree) {
-        argv[k++] = "-r";
-        argv[k++] = kb.tree;
-    }
-    /* the runtime fix check.sh uses for pass 4, when the headers need it */
-    if (kb.runtime) {
-        argv[k++] = "-R";
-        argv[k++] = kb.runtime;
-    }
-    argv[k++] = "-m";
-    argv[k++] = name;
-    argv[k++] = "-I";
-    argv[k++] = tapset.buf;
-    argv[k++] = "-DMAXSKIPPED=100000";
+    argv[k++] = "staprun";
     k = add_target(argv, k, o, &pid);
-    if (o->kernel_only) {
-        argv[k++] = "-G";
+    argv[k++] = ko;
+    if (o->kernel_only)
         argv[k++] = "kernel_only=1";
-    }
-    if (o->user_only) {
-        argv[k++] = "-G";
+    if (o->user_only)
         argv[k++] = "user_only=1";
-    }
-    argv[k++] = s->path;
-    if (o->hz) {
-        sb_printf(&hz, "%ld", o->hz);
-        argv[k++] = hz.buf;
-    }
     argv[k] = NULL;
     print_argv("running", (char *const *)argv, NULL);
     strbuf files = STRBUF_INIT;
-    sb_printf(&files, "/proc/systemtap/%s (the module loads after stap's passes 1-4)", name);
+    sb_printf(&files, "/proc/systemtap/%s", name);
     where(name, files.buf);
     sb_free(&files);
 
-    double deadline = 0;
+    int rc = RUN_EXIT_FAILED;
     run_spawn_opts so = {.in = -1, .out = -1, .err = -1, .extra_fd = -1, .sigpipe_ignored = true};
     pid_t p = run_spawn((char *const *)argv, &so);
-    int rc = RUN_EXIT_FAILED;
     if (p < 0) {
-        fprintf(stderr, "staprelay run: cannot start stap: %s\n", strerror(errno));
+        fprintf(stderr, "staprelay run: cannot start staprun: %s\n", strerror(errno));
     } else {
-        /* the duration counts from the start: stap's own passes included */
-        if (o->duration > 0)
-            deadline = run_now() + o->duration;
         bool stopped;
+        /* staprun unloads the module on SIGINT, as stap does */
         int st = supervise(p, deadline, &stopped);
         if (stopped || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
             rc = RUN_EXIT_OK;
         else
-            fprintf(stderr, "staprelay run: stap failed (exit %d)\n",
+            fprintf(stderr, "staprelay run: staprun failed (exit %d)\n",
                     WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
     }
-    sb_free(&tapset);
     sb_free(&pid);
-    sb_free(&hz);
-    free(kb.line);
-    free(cache);
+    free(ko);
     return rc;
 }
 
 /* ---- BPF runtime: building and running ----------------------------------- */
 
-/* Same key as stap/check.sh, so a .bo it built is reused. */
+/* Same key as stap/check.sh, so a .bo it built is reused: the script,
+ * stap's version, the release and module name, and, when the script has
+ * them, its arguments ($4: DIR/bpf/NAME.args's output) and the BPF tapset
+ * ($5: DIR/bpf/tapset). */
 static const char key_sh[] =
-    "{ cat \"$1\"; stap -V 2>&1 | head -1; echo \"$2 $3\"; } | sha256sum | cut -c1-24\n";
+    "{ cat \"$1\"; stap -V 2>&1 | head -1; echo \"$2 $3\"; "
+    "[ -z \"$4\" ] || echo \"args $4\"; [ -z \"$5\" ] || cat \"$5\"/*; } "
+    "| sha256sum | cut -c1-24\n";
+
+/* DIR/bpf/NAME.args: the script's arguments on this machine (bpf/iolat:
+ * struct offsets of the running kernel), as one line of words; "" when
+ * the script has none; NULL when the program failed or printed something
+ * that is not numbers and names. */
+static char *bpf_script_args(const run_script *s)
+{
+    strbuf prog = STRBUF_INIT;
+    sb_add(&prog, s->bpf_path, strlen(s->bpf_path) - 4);    /* .stp */
+    sb_adds(&prog, ".args");
+    char *out;
+    if (access(prog.buf, X_OK) != 0) {
+        out = xstrdup("");
+    } else {
+        const char *a[] = { prog.buf, NULL };
+        /* its exit status counts (a pipe into tr would hide it) */
+        out = sh_out("o=$(\"$1\") || exit 1; printf '%s' \"$o\" | tr '\\n' ' '", a);
+        for (char *p = out; p && *p; p++)
+            if (!(isalnum((unsigned char)*p) || *p == ' ' || *p == '_' || *p == '-' || *p == '.')) {
+                free(out);
+                out = NULL;
+                break;
+            }
+        if (out == NULL)
+            fprintf(stderr, "staprelay run: %s failed or printed more than words\n", prog.buf);
+        for (size_t n = out ? strlen(out) : 0; n > 0 && out[n - 1] == ' '; n--)
+            out[n - 1] = '\0';     /* as stap/check.sh has it, for the same key */
+    }
+    sb_free(&prog);
+    return out;
+}
 
 /* Whether this process may raise RLIMIT_MEMLOCK to infinity (stapbpf
  * insists); tried in a child so our own limit is untouched. */
@@ -387,7 +486,8 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
     char *key = NULL;
     kbuild kb = { 0 };
     strbuf home = STRBUF_INIT, bo = STRBUF_INIT, shim = STRBUF_INIT, tmpd = STRBUF_INIT,
-           runbo = STRBUF_INIT, fifo = STRBUF_INIT, pid = STRBUF_INIT;
+           runbo = STRBUF_INIT, fifo = STRBUF_INIT, pid = STRBUF_INIT, btapset = STRBUF_INIT;
+    char *sargs = NULL;
     int logfd = -1;
     if (cache == NULL)
         goto out;
@@ -398,7 +498,13 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
     }
     const char *tree = kb.tree, *rel = kb.rel;
 
-    const char *kargs2[] = { s->bpf_path, rel, name, NULL };
+    sargs = bpf_script_args(s);
+    if (sargs == NULL)
+        goto out;
+    sb_printf(&btapset, "%s/bpf/tapset", c->dir);
+    if (access(btapset.buf, R_OK) != 0)
+        sb_reset(&btapset);
+    const char *kargs2[] = { s->bpf_path, rel, name, sargs, btapset.buf ? btapset.buf : "", NULL };
     key = sh_out(key_sh, kargs2);
     if (key == NULL || strlen(key) < 8) {
         fprintf(stderr, "staprelay run: cannot hash %s (sha256sum)\n", s->bpf_path);
@@ -434,10 +540,18 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
             argv[k++] = "-r";
             argv[k++] = tree;
         }
+        if (btapset.len) {
+            argv[k++] = "-I";
+            argv[k++] = btapset.buf;
+        }
         argv[k++] = "-p4";
         argv[k++] = "-m";
         argv[k++] = name;
         argv[k++] = s->bpf_path;
+        /* the script's arguments: words from DIR/bpf/NAME.args */
+        for (char *w = strtok(sargs, " "); w && k < (sizeof argv / sizeof argv[0]) - 1;
+             w = strtok(NULL, " "))
+            argv[k++] = w;
         argv[k] = NULL;
         print_argv("building (the first build of a script takes a minute)",
                    (char *const *)argv, NULL);
@@ -607,5 +721,7 @@ out:
     sb_free(&runbo);
     sb_free(&fifo);
     sb_free(&pid);
+    sb_free(&btapset);
+    free(sargs);
     return rc;
 }

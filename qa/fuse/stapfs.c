@@ -2,7 +2,7 @@
  * procfs (/proc/systemtap/MODULE/{metadata.json,data.json}) so the relay
  * can be tested on machines that cannot load kernel modules.
  *
- *   stapfs [--short=N] [--cap=N] [--busy=EBUSY|EAGAIN] [--log=FILE] SCRIPT MOUNTPOINT
+ *   stapfs [--short=N] [--cap=N] [--busy=EBUSY|EAGAIN|GHOST] [--log=FILE] SCRIPT MOUNTPOINT
  *          [-f] [-s] [fuse options]
  *
  * What it reproduces (systemtap runtime/procfs*.c):
@@ -22,7 +22,15 @@
  *     would hang the filesystem), so every second open fails.  The errno
  *     is --busy=EBUSY (default) or --busy=EAGAIN, and a file
  *     SCRIPT/MODULE/busy holding "EAGAIN" or "EBUSY" overrides it for
- *     that module;
+ *     that module.  --busy=GHOST (or "GHOST" in that file) is what
+ *     SystemTap 4.8 really does (qa/vm showed it: procfs.txt in the
+ *     real-* fixtures): the second open succeeds without holding the file
+ *     (_stp_proc_open_file computes -EAGAIN and returns 0), and its reads
+ *     return nothing;
+ *   - each module directory also lists ".cmd" (mode 0600, size 0: the
+ *     runtime's control file; it cannot be opened here);
+ *   - files are seekable: pread within one open reads that open's
+ *     snapshot, as simple_read_from_buffer does;
  *   - --short=N: no read() returns more than N bytes;
  *   - --cap=N: a document is cut after N bytes (the stock json tapset's
  *     8192-byte buffer);
@@ -87,6 +95,7 @@ static struct fstate *states;
 
 struct handle {
     struct fstate *fs;
+    int ghost;             /* a GHOST second open: reads nothing, holds nothing */
     char module[NAME_MAX + 1];
     char *data;
     size_t len;
@@ -148,7 +157,7 @@ static int split(const char *path, char *mod, char *file)
     if (slash == NULL)
         return 0;
     p = slash + 1;
-    if (strchr(p, '/') != NULL || strlen(p) > NAME_MAX || !served_file(p))
+    if (strchr(p, '/') != NULL || strlen(p) > NAME_MAX || (!served_file(p) && strcmp(p, ".cmd") != 0))
         return -ENOENT;
     strcpy(file, p);
     return 0;
@@ -229,6 +238,11 @@ static int sf_getattr(const char *path, struct stat *st, struct fuse_file_info *
         st->st_nlink = 2;
         return 0;
     }
+    if (strcmp(file, ".cmd") == 0) {
+        st->st_mode = S_IFREG | 0600;
+        st->st_nlink = 1;
+        return 0;
+    }
     if (!script_has(mod, file))
         return -ENOENT;
     st->st_mode = S_IFREG | 0400;
@@ -250,6 +264,7 @@ static int sf_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
     if (mod[0] != '\0') {
         if (!module_exists(mod))
             return -ENOENT;
+        fill(buf, ".cmd", NULL, 0, 0);
         if (script_has(mod, "metadata.json"))
             fill(buf, "metadata.json", NULL, 0, 0);
         if (script_has(mod, "data.json"))
@@ -313,7 +328,7 @@ static void read_vanish(struct handle *h)
 }
 
 /* The errno of a second open of one of MOD's files: SCRIPT/MOD/busy
- * ("EAGAIN" or "EBUSY"), else --busy, else EBUSY. */
+ * ("EAGAIN", "EBUSY" or "GHOST": 0), else --busy, else EBUSY. */
 static int busy_errno(const char *mod)
 {
     char path[PATH_MAX], word[16] = "";
@@ -325,7 +340,7 @@ static int busy_errno(const char *mod)
         fclose(f);
     }
     const char *w = word[0] ? word : opt.busy ? opt.busy : "EBUSY";
-    return strcmp(w, "EAGAIN") == 0 ? EAGAIN : EBUSY;
+    return strcmp(w, "EAGAIN") == 0 ? EAGAIN : strcmp(w, "GHOST") == 0 ? 0 : EBUSY;
 }
 
 static int sf_open(const char *path, struct fuse_file_info *fi)
@@ -336,7 +351,7 @@ static int sf_open(const char *path, struct fuse_file_info *fi)
         return rc;
     if (mod[0] == '\0' || file[0] == '\0')
         return -EISDIR;
-    if ((fi->flags & O_ACCMODE) != O_RDONLY)
+    if ((fi->flags & O_ACCMODE) != O_RDONLY || strcmp(file, ".cmd") == 0)
         return -EACCES;
     if (!module_exists(mod) || !script_has(mod, file))
         return -ENOENT;
@@ -349,7 +364,22 @@ static int sf_open(const char *path, struct fuse_file_info *fi)
     }
     if (fs->busy) {
         int e = busy_errno(mod);
-        logmsg("open %s: %s", key, e == EAGAIN ? "EAGAIN" : "EBUSY");
+        logmsg("open %s: %s", key, e == EAGAIN ? "EAGAIN" : e ? "EBUSY" : "GHOST");
+        if (e == 0) {
+            struct handle *g = calloc(1, sizeof(*g));
+            if (g == NULL) {
+                pthread_mutex_unlock(&lock);
+                return -ENOMEM;
+            }
+            g->ghost = 1;
+            g->fs = fs;
+            g->vanish_at = -1;
+            snprintf(g->key, sizeof(g->key), "%s", key);
+            pthread_mutex_unlock(&lock);
+            fi->fh = (uint64_t)(uintptr_t)g;
+            fi->direct_io = 1;
+            return 0;
+        }
         pthread_mutex_unlock(&lock);
         return -e;
     }
@@ -389,7 +419,6 @@ static int sf_open(const char *path, struct fuse_file_info *fi)
     fi->fh = (uint64_t)(uintptr_t)h;
     fi->direct_io = 1;     /* every read() reaches us: short reads stay short */
     fi->keep_cache = 0;
-    fi->nonseekable = 1;
     return 0;
 }
 
@@ -415,6 +444,8 @@ static int sf_read(const char *path, char *buf, size_t size, off_t off,
 {
     (void)path;
     struct handle *h = (struct handle *)(uintptr_t)fi->fh;
+    if (h->ghost)
+        return 0;
     pthread_mutex_lock(&lock);
     if (h->failed) {
         int e = h->failed;
@@ -450,6 +481,11 @@ static int sf_release(const char *path, struct fuse_file_info *fi)
 {
     (void)path;
     struct handle *h = (struct handle *)(uintptr_t)fi->fh;
+    if (h->ghost) {
+        logmsg("close %s: a ghost open", h->key);
+        free(h);
+        return 0;
+    }
     pthread_mutex_lock(&lock);
     h->fs->busy = 0;
     logmsg("close %s: %zu of %zu bytes in %u reads", h->key, h->served, h->len, h->reads);
@@ -496,12 +532,13 @@ int main(int argc, char **argv)
             i++;
         }
     if (at < 0) {
-        fprintf(stderr, "usage: stapfs [--short=N] [--cap=N] [--busy=EBUSY|EAGAIN] [--log=FILE] "
+        fprintf(stderr, "usage: stapfs [--short=N] [--cap=N] [--busy=EBUSY|EAGAIN|GHOST] [--log=FILE] "
                 "SCRIPT MOUNTPOINT [-f] [-s] [fuse options]\n");
         return 2;
     }
-    if (opt.busy != NULL && strcmp(opt.busy, "EBUSY") != 0 && strcmp(opt.busy, "EAGAIN") != 0) {
-        fprintf(stderr, "stapfs: --busy must be EBUSY or EAGAIN\n");
+    if (opt.busy != NULL && strcmp(opt.busy, "EBUSY") != 0 && strcmp(opt.busy, "EAGAIN") != 0 &&
+        strcmp(opt.busy, "GHOST") != 0) {
+        fprintf(stderr, "stapfs: --busy must be EBUSY, EAGAIN or GHOST\n");
         return 2;
     }
     opt.script = realpath(args.argv[at], NULL);

@@ -403,6 +403,7 @@ disallow \".*\" : all;}"
             PCP_PMCDCONF_PATH="$QA_PMCD_DIR/pmcd.conf" \
             PMCD_PORT="$port" PMCD_LOCAL=1 PMCD_SOCKET="$QA_PMCD_DIR/pmcd.socket" \
             "$PCP_BINADM_DIR/pmcd" -f -A -U root -t "${QA_PMCD_TIMEOUT:-10}" \
+                -q "${QA_PMCD_START_TIMEOUT:-3}" \
                 -c "$QA_PMCD_DIR/pmcd.conf" -n "$QA_PMCD_DIR/root" \
                 -s "$QA_PMCD_DIR/pmcd.socket" -l "$QA_PMCD_LOG" \
                 -x "$QA_PMCD_DIR/pmcd.err" \

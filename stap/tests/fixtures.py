@@ -7,6 +7,12 @@ scenarios behind stap/fixtures/.
                                              run hist_test.py: the bucket
                                              model against the tapset's code
                                              and SystemTap's runtime
+    python3 stap/tests/fixtures.py --check-real
+                                             the model against what the
+                                             real kernel wrote: every
+                                             stap/fixtures/real-*/ capture
+                                             (qa/vm/run --capture) is
+                                             reproduced byte for byte
 
 Every function below mirrors one piece of the tapset (same names in
 comments); when the tapset's output changes, change this model and
@@ -14,7 +20,9 @@ regenerate.  Timestamps, pids and stacks are made up; everything else
 (key order, spacing, escaping, bucket bounds, which records fit in a read)
 follows the tapset code.
 """
+import json
 import os
+import re
 import sys
 
 MAXSTR = 512
@@ -117,6 +125,10 @@ def lin_bounds(bk, start, stop, step):
     return b'"lo": %d, "hi": %d' % (lo, lo + step - 1)
 
 
+OMITTED_DESC = ('items (metrics, array rows, histograms) the last read of data.json '
+                'left out to stay within its size and work limits')
+
+
 class Metric:
     def __init__(self, name, type, sem='', units='', desc=''):
         self.name, self.type, self.sem, self.units, self.desc = name, type, sem, units, desc
@@ -135,6 +147,8 @@ class Source:
         self.queue = {}         # event name -> list of (seq, ts, body, kstk, ustk)
         self.next = {}
         self.dropped = {}
+        # probe init: every source has it
+        self.add('omitted', 'integer', 'instant', 'count', OMITTED_DESC)
 
     def add(self, name, type, sem='', units='', desc=''):
         m = Metric(name, type, sem, units, desc)
@@ -202,8 +216,9 @@ class Data:
         self.src = src
         self.out = b'{'
         self.first = True
+        self.omitted = 0
         cap = src.data_limit if 256 < src.data_limit < 131071 else 131071
-        self.cap = cap - 3
+        self.cap = cap - 3 - 40
         for m in src.metrics:
             if m.type == 'event':
                 self.cap -= 2 * len(esc(m.name)) + 60
@@ -215,6 +230,8 @@ class Data:
         if len(self.out) + len(s) + 4 <= self.cap:
             self.out += self._sep() + s
             self.first = False
+        else:
+            self.omitted += 1
 
     def int(self, name, v):
         self.item(b'"%s": %d' % (esc(name), v))
@@ -222,20 +239,47 @@ class Data:
     def string(self, name, v):
         self.item(fstr(name, v)[2:])
 
-    def array(self, name, rows):
-        """rows: list of (index, fields)"""
-        self.out += self._sep() + b'"%s": [' % esc(name)
+    def array(self, name, rows, total=None):
+        """rows: list of (index, fields); total: rows the array has (those
+        beyond len(rows) are counted as omitted, as a loop cut short by
+        @staprelay_row_limit is by @staprelay_out_array_end_total)"""
+        head = b'"%s": [' % esc(name)
+        if len(self.out) + len(head) + 8 > self.cap:
+            self.omitted += 1
+            return
+        self.out += self._sep() + head
         self.first = False
-        for i, (idx, fields) in enumerate(rows):
-            self.out += (b',\n    {"__id": "' if i else b'\n    {"__id": "') + esc(idx) + b'"' + b(fields) + b'}'
-        self.out += b'\n  ]' if rows else b']'
+        n = 0
+        for idx, fields in rows:
+            ei, f = esc(idx), b(fields)
+            if len(f) < MAXSTR - 1 and len(self.out) + len(ei) + len(f) + 24 <= self.cap:
+                self.out += (b',\n    {"__id": "' if n else b'\n    {"__id": "') + ei + b'"' + f + b'}'
+                n += 1
+            else:
+                self.omitted += 1
+        self.out += b'\n  ]' if n else b']'
+        if total is not None and total > len(rows):
+            self.omitted += total - len(rows)
 
     def _staged(self, name, items):
-        self.out += self._sep() + b'"%s": [' % esc(name)
+        head = b'"%s": [' % esc(name)
+        sl = len(head) + 4 + sum(len(it) + 6 for it in items)
+        if len(self.out) + sl + 4 > self.cap:
+            self.omitted += 1
+            return
+        self.out += self._sep() + head
         self.first = False
         for i, it in enumerate(items):
             self.out += (b',\n    ' if i else b'\n    ') + it
         self.out += b'\n  ]' if items else b']'
+
+    def buckets(self, name, buckets):
+        """a histogram given as its buckets: [(lo, hi, count)], lo/hi None
+        for an open end (what a real read shows)"""
+        def bound(v):
+            return b'null' if v is None else b'%d' % v
+        self._staged(name, [b'{"lo": %s, "hi": %s, "count": %d}' % (bound(lo), bound(hi), c)
+                            for lo, hi, c in buckets])
 
     def hist_log(self, name, values):
         items = []
@@ -273,7 +317,11 @@ class Data:
                     pieces.append(b', "%s": "' % esc(m.stackfield))
                     for tok in kstk.split():
                         if len(tok) > 2:
-                            pieces.append(esc_n(b' %s : %s\n' % (tok, b(ksyms[tok.decode()])), MAXSTR - 1))
+                            sym = ksyms.get(tok.decode())
+                            # __srl_ksyms: " 0xADDR : sym+off/size [mod]", or
+                            # " 0xADDR" where kallsyms has no symbol
+                            line = b' %s : %s\n' % (tok, b(sym)) if sym else b' %s\n' % tok
+                            pieces.append(esc_n(line, MAXSTR - 1))
                     for line in ustk.split(b'\n'):
                         if line:
                             pieces.append(esc_n(line + b'\n', MAXSTR - 1))
@@ -288,7 +336,7 @@ class Data:
             self.out += b'\n  ]' if rows else b']'
 
     def end(self):
-        return self.out + b'\n}\n'
+        return self.out + self._sep() + b'"omitted": %d\n}\n' % self.omitted
 
 
 # ------------------------------------------------------------- scenarios
@@ -494,9 +542,145 @@ SCENARIOS = {
 }
 
 
+# ------------------------------------------------ real captures (qa/vm)
+
+KLINE = re.compile(r'^ (0xffff[0-9a-f]{12})(?: : (.*))?$')
+
+
+def reproduce(meta_text, data_text, data_limit=0, next_record=None):
+    """The model's metadata.json and data.json for what a real read of a
+    module showed (stap/fixtures/real-*/, captured in the VM): the
+    metrics registered as its metadata lists them, and the values, rows,
+    buckets and records its data holds, given to Source and Data.
+    next_record: the first record of the following read, queued after
+    this read's records (it must not fit, when this read is full).
+    Returns (metadata bytes, data bytes)."""
+    meta = json.loads(meta_text)
+    data = json.loads(data_text)
+    src = Source(prefix=meta.get('prefix', ''), data_limit=data_limit)
+    kinds = {}
+    for m in meta['metrics']:
+        kinds[m['name']] = m
+        if m['name'] == 'omitted':
+            continue                  # probe init registered it
+        src.add(m['name'], m['type'], m.get('semantics', ''), m.get('units', ''),
+                m.get('description', ''))
+        for f in m.get('metrics', []) + m.get('fields', []):
+            src.sub(m['name'], f['name'], f['type'], f.get('semantics', ''), f.get('units', ''),
+                    f.get('description', ''))
+
+    def fields(obj, skip):
+        out = b''
+        for k, v in obj.items():
+            if k in skip:
+                continue
+            out += fint(k, v) if isinstance(v, int) else fstr(k, v)
+        return out
+
+    ksyms = {}
+    events = [m['name'] for m in meta['metrics'] if m['type'] == 'event']
+    for e in events:
+        src.dropped[e] = data.get(e + '_dropped', 0)
+        recs = list(data.get(e, []))
+        if next_record is not None:
+            recs.append(next_record)
+        stackf = src.by[e].stackfield
+        for r in recs:
+            kst, ust = [], []
+            for line in (r.get(stackf, '') if stackf else '').split('\n'):
+                m = KLINE.match(line)
+                if m:
+                    kst.append(m.group(1))
+                    ksyms[m.group(1)] = m.group(2)
+                elif line:
+                    ust.append(line + '\n')
+            src.next[e] = r['seq'] - 1
+            src.event(e, r['ts'], fields(r, ('seq', 'ts', stackf)), ' '.join(kst), ''.join(ust))
+    d = Data(src)
+    drained = False
+    for k, v in data.items():
+        m = kinds.get(k)
+        if k == 'omitted':
+            continue
+        if m is None or m['type'] == 'event':       # "<e>_dropped" or "<e>"
+            if not drained:
+                d.events(ksyms)
+                drained = True
+            continue
+        t = m['type']
+        if t == 'integer':
+            d.int(k, v)
+        elif t == 'string':
+            d.string(k, v)
+        elif t == 'array':
+            d.array(k, [(row['__id'], fields(row, ('__id',))) for row in v])
+        elif t == 'histogram':
+            d.buckets(k, [(bk.get('lo'), bk.get('hi'), bk['count']) for bk in v])
+    if events and not drained:
+        d.events(ksyms)
+    # Items the read left out are not in it: the model cannot know them,
+    # so their count comes from the capture (an item the model leaves out
+    # of what the read holds shows as a difference anyway).
+    d.omitted += data.get('omitted', 0)
+    return src.metadata(), d.end()
+
+
+def check_real(top):
+    """Every stap/fixtures/real-*/ capture: the model writes the same
+    bytes.  Returns the number of differences."""
+    import difflib
+    bad = 0
+    for name in sorted(os.listdir(top)):
+        if not name.startswith('real-'):
+            continue
+        d = os.path.join(top, name)
+        limit = 0
+        if os.path.exists(os.path.join(d, 'limit')):
+            limit = int(open(os.path.join(d, 'limit')).read())
+        meta = open(os.path.join(d, 'metadata.json'), 'rb').read()
+        reads = ['data.json'] + sorted(f for f in os.listdir(d) if re.match(r'data\.\d+\.json$', f))
+        for i, f in enumerate(reads):
+            text = open(os.path.join(d, f), 'rb').read()
+            want_meta, want = reproduce(meta, text, limit)
+            if i == 0 and want_meta != meta:
+                bad += 1
+                print('model differs from %s/metadata.json:' % name)
+                sys.stdout.writelines(list(difflib.unified_diff(
+                    meta.decode().splitlines(True), want_meta.decode().splitlines(True),
+                    'real', 'model'))[:20])
+            if want != text:
+                bad += 1
+                print('model differs from %s/%s:' % (name, f))
+                sys.stdout.writelines(list(difflib.unified_diff(
+                    text.decode(errors='replace').splitlines(True),
+                    want.decode(errors='replace').splitlines(True), 'real', 'model'))[:20])
+                continue
+            # a read that filled its file: the next record did not fit
+            if i + 1 < len(reads):
+                nxt = json.loads(open(os.path.join(d, reads[i + 1]), 'rb').read())
+                for e in (m['name'] for m in json.loads(meta)['metrics'] if m['type'] == 'event'):
+                    cur = json.loads(text).get(e, [])
+                    if nxt.get(e) and cur and nxt[e][0]['seq'] == cur[-1]['seq'] + 1:
+                        _, with_next = reproduce(meta, text, limit, nxt[e][0])
+                        if with_next != text and len(with_next) <= (limit or 131071):
+                            # the model would have written it: the read was
+                            # not full, so the record came later
+                            continue
+                        if with_next != text:
+                            bad += 1
+                            print('model splits %s/%s differently' % (name, f))
+    return bad
+
+
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else '--check'
     top = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'fixtures')
+    if mode == '--check-real':
+        bad = check_real(top)
+        n = sum(1 for x in os.listdir(top) if x.startswith('real-'))
+        print('fixtures: the model writes the %d real captures byte for byte' % n if not bad
+              else 'fixtures: %d differences from the real captures' % bad)
+        return 1 if bad or n == 0 else 0
     bad = 0
     for name, fn in SCENARIOS.items():
         for fname, content in fn().items():

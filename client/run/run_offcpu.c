@@ -1,0 +1,457 @@
+/* run_offcpu: the perf backend of `staprelay run offcpu`, for kernels
+ * that load no modules (SystemTap's BPF runtime has no backtraces):
+ *
+ *   perf record --no-buffering -e sched:sched_switch -g -k mono --sample-cpu -a -o -
+ *     | stdbuf -oL perf script -i - -F comm,pid,tid,cpu,time,trace,ip,sym,dso --ns
+ *
+ * Each sched_switch sample is the task leaving a CPU (prev), with the
+ * stack it blocked in, and names the task getting the CPU (next).  As in
+ * stap/offcpu.stp: the time and stack of each traced task's switch-out
+ * are kept; when the task runs again its time off CPU goes into a log2
+ * histogram, and an interval of at least 1 ms becomes a record of the
+ * event `blocks` (pid, tid, cpu, comm, duration, folded stack).  Published
+ * with offcpu.stp's metric names as PARENT/NAME/{metadata.json,data.json}
+ * through perf_source (pmdastaprelay relays it when PARENT is in its
+ * directory_list, as for `run profile --backend perf`).
+ *
+ * --pid P follows process P's threads (all switches are recorded; the
+ * others are ignored here); --cmd C starts C once perf records and
+ * follows it until it exits.  perf's tracepoint clock is monotonic (-k realtime is refused
+ * for tracepoints), converted to epoch time at the start. */
+#include "client/run/run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pcp/pmapi.h>
+
+#include "client/run/perf_source.h"
+#include "common/strbuf.h"
+#include "client/util/utf8.h"
+#include "common/xalloc.h"
+
+#define OFF_MIN_NS      1000000      /* offcpu.stp's min_us default */
+#define OFF_BUCKETS     4096
+#define OFF_MAX_TASKS   65536        /* tasks off CPU tracked at once */
+#define OFF_FLUSH       0.5
+
+typedef struct off_task {
+    long tid, tgid;
+    int64_t ts;
+    char *stack;
+    struct off_task *next;
+} off_task;
+
+typedef struct offcpu {
+    perf_source src;
+    off_task *tasks[OFF_BUCKETS];
+    size_t ntasks;
+    long target;                     /* tgid followed, 0: every task */
+    int64_t to_epoch;                /* add to perf's monotonic ns */
+    uint64_t switches, offtime, untracked;
+    uint64_t hist[65];               /* @hist_log buckets of values >= 0 */
+    /* the switch of the sample being read (its header line) */
+    bool have_switch;
+    long prev_pid, next_pid;
+    strbuf next_comm;
+} offcpu;
+
+/* metadata.json; %s: the replay flag, set only for the PMDA's runs
+ * (--replay), as perf_source_metadata does */
+static const char meta_fmt[] =
+    "{\n"
+    "  \"metrics\": [\n"
+    "    {\"name\": \"omitted\", \"pointer\": \"/omitted\", \"type\": \"integer\", "
+    "\"semantics\": \"instant\", \"units\": \"count\", \"description\": \"always 0 (the "
+    "perf backend leaves nothing out)\"},\n"
+    "    {\"name\": \"blocks\", \"pointer\": \"/blocks\", \"type\": \"event\",\n"
+    "     \"description\": \"off-CPU intervals with the stack they blocked in (perf sched_switch)\",\n"
+    "     \"timestamp\": \"/ts\", \"timestamp_units\": \"nsec\", \"sequence\": \"/seq\",\n"
+    "     \"dropped\": \"/blocks_dropped\", %s\n"
+    "     \"fields\": [\n"
+    "       {\"name\": \"stack\", \"pointer\": \"/stack\", \"type\": \"stack\", \"description\": "
+    "\"folded stack at switch-out, root first, kernel frames marked _[k]\"},\n"
+    "       {\"name\": \"pid\", \"pointer\": \"/pid\", \"type\": \"integer\", \"semantics\": \"discrete\", \"description\": \"process id\"},\n"
+    "       {\"name\": \"tid\", \"pointer\": \"/tid\", \"type\": \"integer\", \"semantics\": \"discrete\", \"description\": \"thread id\"},\n"
+    "       {\"name\": \"cpu\", \"pointer\": \"/cpu\", \"type\": \"integer\", \"semantics\": \"discrete\", \"description\": \"CPU it ran on again\"},\n"
+    "       {\"name\": \"comm\", \"pointer\": \"/comm\", \"type\": \"string\", \"description\": \"command name\"},\n"
+    "       {\"name\": \"duration\", \"pointer\": \"/duration\", \"type\": \"integer\", \"units\": \"nanosec\", \"description\": \"time off CPU\"}\n"
+    "     ]},\n"
+    "    {\"name\": \"switches\", \"pointer\": \"/switches\", \"type\": \"integer\", \"semantics\": \"counter\", \"units\": \"count\", \"description\": \"context switches of traced threads\"},\n"
+    "    {\"name\": \"offcpu_time\", \"pointer\": \"/offcpu_time\", \"type\": \"integer\", \"semantics\": \"counter\", \"units\": \"nanosec\", \"description\": \"total time off CPU\"},\n"
+    "    {\"name\": \"offcpu\", \"pointer\": \"/offcpu\", \"type\": \"histogram\", \"units\": \"nanosec\", \"description\": \"off-CPU intervals\"}\n"
+    "  ]\n"
+    "}\n";
+
+/* ---- tasks off CPU ------------------------------------------------------- */
+
+static off_task **slot(offcpu *oc, long tid)
+{
+    off_task **p = &oc->tasks[(unsigned long)tid % OFF_BUCKETS];
+    while (*p && (*p)->tid != tid)
+        p = &(*p)->next;
+    return p;
+}
+
+static void task_free(off_task *t)
+{
+    free(t->stack);
+    free(t);
+}
+
+/* The task tid left a CPU at ts with stack. */
+static void task_out(offcpu *oc, long tid, long tgid, int64_t ts, const strbuf *stack)
+{
+    off_task **p = slot(oc, tid);
+    off_task *t = *p;
+    if (t == NULL) {
+        if (oc->ntasks >= OFF_MAX_TASKS) {
+            oc->untracked++;
+            return;
+        }
+        t = xmalloc(sizeof *t);
+        memset(t, 0, sizeof *t);
+        t->tid = tid;
+        *p = t;
+        oc->ntasks++;
+    }
+    free(t->stack);
+    t->stack = xstrdup(stack->buf ? stack->buf : "");
+    t->tgid = tgid;
+    t->ts = ts;
+}
+
+/* The task tid got a CPU back: its record, if it was tracked. */
+static void task_in(offcpu *oc, long tid, int cpu, const char *comm, int64_t ts)
+{
+    off_task **p = slot(oc, tid);
+    off_task *t = *p;
+    if (t == NULL)
+        return;
+    *p = t->next;
+    oc->ntasks--;
+    int64_t d = ts - t->ts;
+    if (d >= 0) {
+        int k = 0;
+        for (uint64_t v = (uint64_t)d; v; v >>= 1)
+            k++;
+        oc->hist[k]++;
+        oc->offtime += (uint64_t)d;
+        oc->src.dirty = true;
+        if (d >= OFF_MIN_NS) {
+            strbuf r = STRBUF_INIT;
+            sb_printf(&r, "{\"seq\": %llu, \"ts\": %lld, \"pid\": %ld, \"tid\": %ld, \"cpu\": %d, "
+                      "\"comm\": \"", (unsigned long long)++oc->src.seq,
+                      (long long)(ts + oc->to_epoch), t->tgid, tid, cpu < 0 ? 0 : cpu);
+            json_escape(&r, comm, strlen(comm));
+            sb_printf(&r, "\", \"duration\": %lld, \"stack\": \"", (long long)d);
+            json_escape(&r, t->stack, strlen(t->stack));
+            sb_adds(&r, "\"}");
+            perf_source_add_json(&oc->src, r.buf);
+            sb_free(&r);
+        }
+    }
+    task_free(t);
+}
+
+/* A sample: prev (the task in the header) left, next came back. */
+static void on_sample(void *arg, const perf_sample *s)
+{
+    offcpu *oc = arg;
+    if (!oc->have_switch)
+        return;
+    task_in(oc, oc->next_pid, s->cpu, oc->next_comm.buf ? oc->next_comm.buf : "", s->ts_ns);
+    if (oc->prev_pid != 0 && (!oc->target || s->pid == oc->target)) {
+        oc->switches++;
+        oc->src.dirty = true;
+        task_out(oc, oc->prev_pid, s->pid, s->ts_ns, &s->stack);
+    }
+}
+
+/* "... prev_pid=P ... ==> next_comm=C next_pid=N ..." (comm may hold
+ * blanks: each value runs to the next " key="). */
+static bool parse_switch(offcpu *oc, const char *t)
+{
+    const char *pp = strstr(t, "prev_pid=");
+    const char *arrow = strstr(t, " ==> next_comm=");
+    const char *np = arrow ? strstr(arrow, " next_pid=") : NULL;
+    if (pp == NULL || arrow == NULL || np == NULL)
+        return false;
+    oc->prev_pid = strtol(pp + 9, NULL, 10);
+    oc->next_pid = strtol(np + 10, NULL, 10);
+    const char *c = arrow + 15;
+    sb_reset(&oc->next_comm);
+    sb_add(&oc->next_comm, c, (size_t)(np - c));
+    return true;
+}
+
+/* A line of perf script: a header "comm pid/tid [cpu] sec.nsec: TRACE" is
+ * cut after the time for the sampler (which emits the previous sample),
+ * and its switch kept for the sample it starts. */
+static void on_line(offcpu *oc, perf_sampler *ps, const char *s, size_t n)
+{
+    if (n == 0 || s[0] == ' ' || s[0] == '\t') {
+        perf_sampler_line(ps, s, n);
+        return;
+    }
+    const char *colon = memmem(s, n, ": ", 2);
+    while (colon != NULL && colon > s && !(colon[-1] >= '0' && colon[-1] <= '9'))
+        colon = memmem(colon + 1, n - (size_t)(colon + 1 - s), ": ", 2);
+    if (colon == NULL) {
+        perf_sampler_line(ps, s, n);
+        return;
+    }
+    perf_sampler_line(ps, s, (size_t)(colon + 1 - s));
+    strbuf t = STRBUF_INIT;
+    sb_add(&t, colon + 2, n - (size_t)(colon + 2 - s));
+    oc->have_switch = parse_switch(oc, t.buf);
+    sb_free(&t);
+}
+
+/* ---- data.json ------------------------------------------------------------ */
+
+static char *offcpu_data(const perf_source *src, void *arg)
+{
+    const offcpu *oc = arg;
+    strbuf sb = STRBUF_INIT;
+    sb_printf(&sb, "{\n  \"switches\": %llu,\n  \"offcpu_time\": %llu,\n  \"offcpu\": [",
+              (unsigned long long)oc->switches, (unsigned long long)oc->offtime);
+    int lo = -1, hi = -1;
+    for (int k = 0; k < 65; k++)
+        if (oc->hist[k]) {
+            if (lo < 0)
+                lo = k;
+            hi = k;
+        }
+    for (int k = lo; lo >= 0 && k <= hi; k++) {
+        unsigned long long blo = k == 0 ? 0 : 1ULL << (k - 1);
+        unsigned long long bhi = k == 0 ? 0 : k == 64 ? ~0ULL : (1ULL << k) - 1;
+        sb_printf(&sb, "%s\n    {\"lo\": %llu, \"hi\": %llu, \"count\": %llu}", k > lo ? "," : "",
+                  blo, bhi, (unsigned long long)oc->hist[k]);
+    }
+    sb_adds(&sb, lo >= 0 ? "\n  ],\n" : "],\n");
+    sb_printf(&sb, "  \"blocks_dropped\": %llu,\n  \"blocks\": [", (unsigned long long)src->dropped);
+    if (src->npending) {
+        sb_adds(&sb, "\n");
+        sb_add(&sb, src->pending.buf, src->pending.len);
+        sb_adds(&sb, "\n  ");
+    }
+    sb_adds(&sb, "],\n  \"omitted\": 0\n}\n");
+    return sb_steal(&sb);
+}
+
+/* ---- the run ---------------------------------------------------------------- */
+
+static int64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* C runs as the process followed (sh execs it: its pid is C's). */
+static pid_t start_command(const char *cmd)
+{
+    strbuf sb = STRBUF_INIT;
+    sb_printf(&sb, "exec %s", cmd);
+    const char *argv[] = { "sh", "-c", sb.buf, NULL };
+    run_spawn_opts o = {.in = -1, .out = -1, .err = -1, .extra_fd = -1};
+    pid_t p = run_spawn((char *const *)argv, &o);
+    sb_free(&sb);
+    return p;
+}
+
+static void pipe_lines(offcpu *oc, perf_sampler *ps, strbuf *line, const char *buf, size_t n)
+{
+    size_t off = 0;
+    while (off < n) {
+        const char *nl = memchr(buf + off, '\n', n - off);
+        if (nl == NULL) {
+            sb_add(line, buf + off, n - off);
+            return;
+        }
+        size_t len = (size_t)(nl - (buf + off));
+        if (line->len) {
+            sb_add(line, buf + off, len);
+            on_line(oc, ps, line->buf, line->len);
+            sb_reset(line);
+        } else {
+            on_line(oc, ps, buf + off, len);
+        }
+        off += len + 1;
+    }
+}
+
+int run_perf_offcpu(const run_script *s, const run_opts *o, const char *name)
+{
+    (void)s;
+    const char *tmpd = pmGetOptionalConfig("PCP_TMP_DIR");
+    strbuf parent = STRBUF_INIT;
+    if (o->dir)
+        sb_adds(&parent, o->dir);
+    else
+        sb_printf(&parent, "%s/staprelay", tmpd && *tmpd ? tmpd : "/var/lib/pcp/tmp");
+    struct stat st;
+    if (stat(parent.buf, &st) != 0 && (o->dir == NULL || mkdir(parent.buf, 0755) != 0)) {
+        fprintf(stderr, "staprelay run: %s does not exist: pmdastaprelay's Install creates "
+                "it and watches it (directory_list); or give --dir DIR\n", parent.buf);
+        sb_free(&parent);
+        return RUN_EXIT_FAILED;
+    }
+    offcpu *oc = xmalloc(sizeof *oc);
+    memset(oc, 0, sizeof *oc);
+    oc->to_epoch = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+    char err[1024];
+    int rc = RUN_EXIT_FAILED;
+    strbuf meta = STRBUF_INIT;
+    sb_printf(&meta, meta_fmt, o->replay ? "\"replay\": true," : "");
+    int opened = perf_source_open_as(&oc->src, parent.buf, name, 0, o->replay,
+                                     meta.buf, offcpu_data, oc, err, sizeof err);
+    sb_free(&meta);
+    if (opened != 0) {
+        fprintf(stderr, "staprelay run: %s\n", err);
+        sb_free(&parent);
+        free(oc);
+        return RUN_EXIT_FAILED;
+    }
+    pid_t cmd = -1;
+    if (o->pid)
+        oc->target = o->pid;
+
+    int rec_pipe[2], scr_pipe[2];
+    int logfd = run_tmp_log("perf");
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    const char *rargv[] = { "perf", "record", "--no-buffering", "-q", "-e", "sched:sched_switch",
+                            "-g", "-k", "mono", "--sample-cpu", "-a", "-o", "-", NULL };
+    char *stdbuf = run_which("stdbuf");
+    const char *sargv[] = { "stdbuf", "-oL", "perf", "script", "-i", "-", "-F",
+                            "comm,pid,tid,cpu,time,trace,ip,sym,dso", "--ns", NULL };
+    const char *const *sv = stdbuf ? sargv : sargv + 2;
+    free(stdbuf);
+    pid_t rec = -1, scr = -1;
+    if (pipe2(rec_pipe, O_CLOEXEC) != 0)
+        goto out;
+    if (pipe2(scr_pipe, O_CLOEXEC) != 0) {
+        close(rec_pipe[0]);
+        close(rec_pipe[1]);
+        goto out;
+    }
+    run_spawn_opts ro = {.in = devnull, .out = rec_pipe[1], .err = logfd, .extra_fd = -1};
+    run_spawn_opts so = {.in = rec_pipe[0], .out = scr_pipe[1], .err = logfd, .extra_fd = -1};
+    rec = run_spawn((char *const *)rargv, &ro);
+    scr = rec > 0 ? run_spawn((char *const *)sv, &so) : -1;
+    close(rec_pipe[0]);
+    close(rec_pipe[1]);
+    close(scr_pipe[1]);
+    if (rec < 0 || scr < 0) {
+        fprintf(stderr, "staprelay run: cannot start perf: %s\n", strerror(errno));
+        close(scr_pipe[0]);
+        goto out;
+    }
+    fprintf(stderr, "staprelay run: perf record -e sched:sched_switch -g -a | perf script: "
+            "%s; files in %s\nstaprelay run: metrics: pminfo -f staprelay.%s   events: "
+            "pmevent -t 1 staprelay.%s.blocks.records\n",
+            o->pid || o->cmd ? "following one process" : "every task", oc->src.dir, name, name);
+
+    perf_sampler ps;
+    perf_sampler_init(&ps, on_sample, oc);
+    ps.keep_idle = true;              /* the idle task's switches bring tasks back */
+    double start = run_now(), deadline = o->duration > 0 ? start + o->duration : 0;
+    double next_flush = start + OFF_FLUSH, stop_at = 0;
+    bool stopping = false;
+    strbuf line = STRBUF_INIT;
+    char buf[65536];
+    for (;;) {
+        double now = run_now();
+        bool cmd_done = cmd > 0 && waitpid(cmd, NULL, WNOHANG) == cmd;
+        if (cmd_done)
+            cmd = -1;
+        bool pid_gone = o->pid && kill((pid_t)o->pid, 0) != 0 && errno == ESRCH;
+        if (!stopping && (run_stop_requested() || (deadline > 0 && now >= deadline) ||
+                          cmd_done || pid_gone)) {
+            stopping = true;
+            stop_at = now;
+            kill(rec, SIGINT);
+        } else if (stopping && now - stop_at > 10) {
+            kill(-rec, SIGKILL);
+            kill(-scr, SIGKILL);
+        }
+        if (now >= next_flush) {
+            if (perf_source_flush(&oc->src, err, sizeof err) != 0)
+                fprintf(stderr, "staprelay run: %s\n", err);
+            next_flush = now + OFF_FLUSH;
+        }
+        struct pollfd pfd = { .fd = scr_pipe[0], .events = POLLIN };
+        int r = poll(&pfd, 1, 100);
+        if (r < 0 && errno != EINTR)
+            break;
+        if (r <= 0)
+            continue;
+        ssize_t n = read(scr_pipe[0], buf, sizeof buf);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n <= 0)
+            break;
+        /* --cmd starts once perf records (its first events arrive), so
+         * that the command's first switches are seen */
+        if (o->cmd && cmd < 0 && !oc->target && !stopping) {
+            cmd = start_command(o->cmd);
+            if (cmd < 0) {
+                fprintf(stderr, "staprelay run: cannot start %s: %s\n", o->cmd, strerror(errno));
+                stopping = true;
+                stop_at = run_now();
+                kill(rec, SIGINT);
+            }
+            oc->target = cmd;
+        }
+        pipe_lines(oc, &ps, &line, buf, (size_t)n);
+    }
+    if (line.len)
+        on_line(oc, &ps, line.buf, line.len);
+    perf_sampler_finish(&ps);
+    close(scr_pipe[0]);
+    int rst = run_stop_child(rec, SIGINT, 5);
+    run_stop_child(scr, SIGINT, 5);
+    perf_source_flush(&oc->src, err, sizeof err);
+    if (!stopping && !(WIFEXITED(rst) && WEXITSTATUS(rst) == 0)) {
+        run_show_log(logfd, "perf");
+        fprintf(stderr, "staprelay run: perf record failed\n");
+    } else {
+        rc = RUN_EXIT_OK;
+    }
+    fprintf(stderr, "staprelay run: %llu switches, %llu records published, %llu dropped, "
+            "%llu tasks not tracked (table full)\n", (unsigned long long)oc->switches,
+            (unsigned long long)oc->src.written, (unsigned long long)oc->src.dropped,
+            (unsigned long long)oc->untracked);
+    if (oc->src.written > 0)
+        usleep(1200 * 1000);          /* the PMDA reads the last data.json */
+    perf_sampler_free(&ps);
+    sb_free(&line);
+out:
+    if (cmd > 0)
+        run_stop_child(cmd, SIGTERM, 2);
+    if (logfd >= 0)
+        close(logfd);
+    if (devnull >= 0)
+        close(devnull);
+    fprintf(stderr, "staprelay run: removed %s\n", oc->src.dir);
+    perf_source_close(&oc->src, true);
+    for (size_t i = 0; i < OFF_BUCKETS; i++)
+        while (oc->tasks[i]) {
+            off_task *t = oc->tasks[i];
+            oc->tasks[i] = t->next;
+            task_free(t);
+        }
+    sb_free(&oc->next_comm);
+    sb_free(&parent);
+    free(oc);
+    return rc;
+}
