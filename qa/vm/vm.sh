@@ -159,7 +159,7 @@ start=$(date +%s.%N)
 "$qemu" $accel -m "$mem" -smp 2 -nodefaults -no-reboot -display none -monitor none \
     -serial "file:$out/console.log" \
     -kernel "$kernel" -initrd "$img" \
-    -append "console=ttyS0 panic=-1 oops=panic quiet loglevel=4 srvm_init=$here/guest-init.sh" \
+    -append "console=ttyS0 panic=-1 oops=panic quiet loglevel=5 softlockup_panic=1 softlockup_all_cpu_backtrace=1 srvm_init=$here/guest-init.sh" \
     -virtfs "local,path=/,mount_tag=hostroot,security_model=passthrough,readonly=on,multidevs=remap" \
     -virtfs "local,path=$out,mount_tag=results,security_model=passthrough" \
     "${drive[@]}" >"$out/qemu.log" 2>&1 </dev/null &
