@@ -27,6 +27,10 @@
 #   * accelerator: KVM only where a real kvm_intel/kvm_amd is loaded (other
 #     /dev/kvm providers, e.g. kvm_pvm, hang Debian's kernel at boot), else
 #     TCG, multi-threaded;
+#   * the guest kernel runs with oops=panic and softlockup_panic=1 (a CPU
+#     stuck for 20 s panics it at once instead of hanging until the
+#     time-out), loglevel=5 and softlockup_all_cpu_backtrace=1 (every
+#     CPU's stack trace reaches the console);
 #   * -t SECONDS (default 900) is a hard time-out on the whole boot; qemu is
 #     killed by its PID on every way out of this script (time-out, signal,
 #     error), so no process is left behind;
