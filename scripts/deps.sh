@@ -27,7 +27,9 @@ qemu-system-x86 busybox-static}"
 vm_image() {
     [ -z "${STAPRELAY_DEPS:-}" ] || return 0
     h=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1)
-    [ -n "$h" ] && echo "linux-image-${h##*/linux-headers-}"
+    # no headers yet (a fresh machine): nothing, and success -- under
+    # set -e a failing $(vm_image) would end this script silently
+    if [ -n "$h" ]; then echo "linux-image-${h##*/linux-headers-}"; fi
 }
 PKGS="$PKGS $(vm_image)"
 
