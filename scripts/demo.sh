@@ -108,6 +108,9 @@ if command -v perf >/dev/null || [ -e /proc/modules ]; then
         demo_track $logger
         qa_wait_until 20 "pmlogger reads the queue" sh -c \
             "pminfo -h $QA_HOST -f staprelay.control.events.clients | grep -q '\"cpuprof.samples\"] value [1-9]'" >/dev/null
+        # perf samples hot from here (resumed before, it could exec
+        # unseen and its samples be named sh: qa 518)
+        qa_wait_until 30 "staprelay run samples" grep -q '^staprelay run: sampling$' "$qa_tmp/run.txt" >/dev/null
         kill -CONT $hot
         wait $run 2>/dev/null
         grep '^staprelay run: [0-9]* samples' "$qa_tmp/run.txt"

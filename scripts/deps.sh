@@ -27,9 +27,23 @@ qemu-system-x86 busybox-static}"
 vm_image() {
     [ -z "${STAPRELAY_DEPS:-}" ] || return 0
     h=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1)
-    [ -n "$h" ] && echo "linux-image-${h##*/linux-headers-}"
+    # no headers yet (a fresh machine): nothing, and success -- under
+    # set -e a failing $(vm_image) would end this script silently
+    if [ -n "$h" ]; then echo "linux-image-${h##*/linux-headers-}"; fi
 }
 PKGS="$PKGS $(vm_image)"
+
+# PCP's PMNS root (PCP_VAR_DIR/pmns/root) is made by pmcd's rc script
+# when it starts pmcd.  Where that start fails or never happens (systemd
+# not PID 1, a chroot whose host already serves pmcd's port) tools that
+# load the default PMNS and qa's Install sandbox have none: build it.
+pmns_root() {
+    [ "$(id -u)" = 0 ] || return 0
+    d=$(sed -n 's/^PCP_VAR_DIR=//p' /etc/pcp.conf 2>/dev/null)/pmns
+    [ -x "$d/Rebuild" ] && [ ! -f "$d/root" ] || return 0
+    (cd "$d" && ./Rebuild -u) >/dev/null 2>&1 && echo "deps: built the PMNS root $d/root" ||
+        echo "deps: note: could not build the PMNS root $d/root" >&2
+}
 
 missing=""
 half=""
@@ -43,6 +57,7 @@ for p in $PKGS; do
 done
 
 if [ -z "$missing" ] && [ -z "$half" ]; then
+    pmns_root
     echo "deps: all packages present"
     exit 0
 fi
@@ -99,4 +114,5 @@ pmcd_pid=$(cat /run/pcp/pmcd.pid 2>/dev/null || true)
 if [ -x /etc/init.d/pmcd ] && ! { [ -n "$pmcd_pid" ] && kill -0 "$pmcd_pid" 2>/dev/null; }; then
     /etc/init.d/pmcd start >/dev/null 2>&1 || echo "deps: note: system pmcd did not start (tests do not need it)" >&2
 fi
+pmns_root
 echo "deps: done"

@@ -231,10 +231,7 @@ int cmd_diff(int argc, char **argv)
                 rc = inout_write_flame(&o, out, t);
             }
             flametree_free(t);
-            if (rc == 0)
-                rc = inout_close_output(&o, out);
-            else
-                inout_discard_output(&o, out);
+            rc = inout_end_output(&o, out, rc);
         }
     }
     stacktab_free(tab);

@@ -30,14 +30,12 @@ static const char *const flame_formats[] = { "svg", "speedscope", "pprof", NULL 
 int cmd_flame(int argc, char **argv)
 {
     cmd_opts o;
-    int rc = cmd_opts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_TREE
-                                | OPTS_FROM_RUN | OPTS_OUTPUT, argc, argv,
-                            flame_usage);
-    if (rc)
-        return rc == 1 ? 0 : rc;
-    const char *fmt = cmd_opts_format(&o, flame_formats);
-    if (fmt == NULL)
-        return 2;
+    const char *fmt;
+    int rc;
+    if (!cmd_opts_start(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_TREE
+                        | OPTS_FROM_RUN | OPTS_OUTPUT,
+                        argc, argv, flame_usage, flame_formats, &fmt, &rc))
+        return rc;
     struct pprof_builder *pb = inout_pprof_start(&o, strcmp(fmt, "pprof") == 0,
                                                  &rc);
     if (rc)
@@ -91,10 +89,7 @@ int cmd_flame(int argc, char **argv)
             flametree *t = flametree_build(tab, &fo);
             rc = inout_write_flame(&o, out, t);
             flametree_free(t);
-            if (rc == 0)
-                rc = inout_close_output(&o, out);
-            else
-                inout_discard_output(&o, out);
+            rc = inout_end_output(&o, out, rc);
         }
     }
     speedscope_timeline_free(&tl);

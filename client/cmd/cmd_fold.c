@@ -25,13 +25,11 @@ static const char *const fold_formats[] = { "folded", "speedscope", "pprof", NUL
 int cmd_fold(int argc, char **argv)
 {
     cmd_opts o;
-    int rc = cmd_opts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_OUTPUT, argc, argv,
-                            fold_usage);
-    if (rc)
-        return rc == 1 ? 0 : rc;
-    const char *fmt = cmd_opts_format(&o, fold_formats);
-    if (fmt == NULL)
-        return 2;
+    const char *fmt;
+    int rc;
+    if (!cmd_opts_start(&o, OPTS_INPUT | OPTS_PCP | OPTS_OUTPUT,
+                        argc, argv, fold_usage, fold_formats, &fmt, &rc))
+        return rc;
     struct pprof_builder *pb = inout_pprof_start(&o, strcmp(fmt, "pprof") == 0,
                                                  &rc);
     if (rc)

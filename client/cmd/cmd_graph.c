@@ -24,19 +24,15 @@ static const char *const graph_formats[] = { "svg", "dot", NULL };
 int cmd_graph(int argc, char **argv)
 {
     cmd_opts o;
-    int rc = cmd_opts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_OUTPUT
-                                | OPTS_GRAPH | OPTS_TOP, argc, argv,
-                            graph_usage);
-    if (rc)
-        return rc == 1 ? 0 : rc;
-    const char *fmt = cmd_opts_format(&o, graph_formats);
-    if (fmt == NULL)
-        return 2;
+    const char *fmt;
+    int rc;
+    if (!cmd_opts_start(&o, OPTS_INPUT | OPTS_PCP | OPTS_OUTPUT | OPTS_GRAPH
+                        | OPTS_TOP,
+                        argc, argv, graph_usage, graph_formats, &fmt, &rc))
+        return rc;
     stacktab *tab = stacktab_new();
-    rc = inout_read_inputs(&o, o.files, o.nfiles, 0, tab);
-    int col = rc == 0 ? inout_drawn_column(&o, tab) : 0;
-    if (col < 0)
-        rc = 2;
+    int col;
+    rc = inout_read_drawn(&o, tab, &col);
     if (rc == 0) {
         cg_options co = { o.nodefraction, o.edgefraction, o.nodecount };
         callgraph *g = callgraph_build(tab, col, &co);

@@ -218,14 +218,12 @@ static const char *const heatmap_formats[] = { "html", "svg", "json", NULL };
 int cmd_heatmap(int argc, char **argv)
 {
     cmd_opts o;
-    int rc = cmd_opts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG
-                                | OPTS_FROM_RUN | OPTS_OUTPUT | OPTS_HEATMAP,
-                            argc, argv, heatmap_usage);
-    if (rc)
-        return rc == 1 ? 0 : rc;
-    const char *fmt = cmd_opts_format(&o, heatmap_formats);
-    if (fmt == NULL)
-        return 2;
+    const char *fmt;
+    int rc;
+    if (!cmd_opts_start(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_FROM_RUN
+                        | OPTS_OUTPUT | OPTS_HEATMAP,
+                        argc, argv, heatmap_usage, heatmap_formats, &fmt, &rc))
+        return rc;
     pcp_run run;
     memset(&run, 0, sizeof run);
     o.pcp.run_info = o.pcp.run ? &run : NULL;

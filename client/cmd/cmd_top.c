@@ -18,18 +18,14 @@ static const char *const top_formats[] = { "table", "json", NULL };
 int cmd_top(int argc, char **argv)
 {
     cmd_opts o;
-    int rc = cmd_opts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_TOP | OPTS_OUTPUT,
-                            argc, argv, top_usage);
-    if (rc)
-        return rc == 1 ? 0 : rc;
-    const char *fmt = cmd_opts_format(&o, top_formats);
-    if (fmt == NULL)
-        return 2;
+    const char *fmt;
+    int rc;
+    if (!cmd_opts_start(&o, OPTS_INPUT | OPTS_PCP | OPTS_TOP | OPTS_OUTPUT,
+                        argc, argv, top_usage, top_formats, &fmt, &rc))
+        return rc;
     stacktab *tab = stacktab_new();
-    rc = inout_read_inputs(&o, o.files, o.nfiles, 0, tab);
-    int col = rc == 0 ? inout_drawn_column(&o, tab) : 0;
-    if (col < 0)
-        rc = 2;
+    int col;
+    rc = inout_read_drawn(&o, tab, &col);
     if (rc == 0) {
         top_result *r = top_compute(tab, col);
         bool total = strcmp(o.by, "total") == 0;

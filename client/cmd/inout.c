@@ -203,6 +203,14 @@ int inout_close_output(cmd_opts *o, FILE *out)
     return 0;
 }
 
+int inout_end_output(cmd_opts *o, FILE *out, int rc)
+{
+    if (rc == 0)
+        return inout_close_output(o, out);
+    inout_discard_output(o, out);
+    return rc;
+}
+
 void inout_discard_output(cmd_opts *o, FILE *out)
 {
     if (o->outf.fp != NULL && out == o->outf.fp) {
@@ -311,4 +319,11 @@ int inout_drawn_column(const cmd_opts *o, const stacktab *tab)
         return -1;
     }
     return col;
+}
+
+int inout_read_drawn(cmd_opts *o, stacktab *tab, int *col)
+{
+    int rc = inout_read_inputs(o, o->files, o->nfiles, 0, tab);
+    *col = rc == 0 ? inout_drawn_column(o, tab) : 0;
+    return rc == 0 && *col < 0 ? 2 : rc;
 }

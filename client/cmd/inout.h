@@ -37,6 +37,9 @@ int inout_close_output(cmd_opts *o, FILE *out);
 /* Give up on it after a failure: --output-dir removes the temp file
  * (DIR/STEM-kind stays as it was); -o FILE and stdout are closed. */
 void inout_discard_output(cmd_opts *o, FILE *out);
+/* The end of a command's writing: close out when rc is 0
+ * (inout_close_output's status), else discard it and keep rc. */
+int inout_end_output(cmd_opts *o, FILE *out, int rc);
 /* The file name --output-dir writes for kind ("NAME-flame.svg"), or
  * NULL without --output-dir.  Caller frees. */
 char *inout_output_name(const cmd_opts *o, const char *kind);
@@ -65,5 +68,8 @@ int inout_empty_input(const cmd_opts *o);
  * columns (differential folded text), else 0; -1 after the "no stacks"
  * error when that column is empty. */
 int inout_drawn_column(const cmd_opts *o, const stacktab *tab);
+/* inout_read_inputs of the command's files into tab, then its drawn
+ * column into *col.  Returns 0, or the exit status after the error. */
+int inout_read_drawn(cmd_opts *o, stacktab *tab, int *col);
 
 #endif

@@ -336,6 +336,20 @@ void cmd_opts_output_stem(const cmd_opts *o, strbuf *sb)
         sb_adds(sb, o->runs[0]);
 }
 
+bool cmd_opts_start(cmd_opts *o, int groups, int argc, char **argv,
+                    const char *usage, const char *const formats[],
+                    const char **fmt, int *exit_code)
+{
+    int rc = cmd_opts_parse(o, groups, argc, argv, usage);
+    if (rc) {
+        *exit_code = rc == 1 ? 0 : rc;
+        return false;
+    }
+    *fmt = cmd_opts_format(o, formats);
+    *exit_code = *fmt ? 0 : 2;
+    return *fmt != NULL;
+}
+
 const char *cmd_opts_format(const cmd_opts *o, const char *const formats[])
 {
     const char *fmt = o->format ? o->format : formats[0];

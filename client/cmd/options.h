@@ -107,6 +107,14 @@ void cmd_opts_output_stem(const cmd_opts *o, strbuf *sb);
  * "staprelay CMD: unknown --format X (a, b or c)". */
 const char *cmd_opts_format(const cmd_opts *o, const char *const formats[]);
 
+/* How a command with --format starts: cmd_opts_parse, then
+ * cmd_opts_format.  True to go on with *fmt set; false with the exit
+ * status in *exit_code (0 after --help, 2 after a usage or format
+ * error, both already printed). */
+bool cmd_opts_start(cmd_opts *o, int groups, int argc, char **argv,
+                    const char *usage, const char *const formats[],
+                    const char **fmt, int *exit_code);
+
 /* Print a usage error as the parser does and return 2. */
 int cmd_opts_error(cmd_opts *o, const char *usage, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -173,16 +173,23 @@ void pcp_metric_candidates(const char *name, strbuf *first, strbuf *second)
 
 /* ---- per-source setup ------------------------------------------------ */
 
+/* A metric's PMID and descriptor by name, in the current context. */
+static int lookup_metric(const char *name, pmID *id, pmDesc *d)
+{
+    int sts = pmLookupName(1, &name, id);
+    if (sts < 0)
+        return sts;
+    if (*id == PM_ID_NULL)
+        return PM_ERR_NAME;
+    return pmLookupDesc(*id, d);
+}
+
 static int lookup_event_metric(const char *name, pmID *pmid)
 {
     pmID id;
-    int sts = pmLookupName(1, &name, &id);
-    if (sts < 0)
-        return sts;
-    if (id == PM_ID_NULL)
-        return PM_ERR_NAME;
     pmDesc d;
-    if ((sts = pmLookupDesc(id, &d)) < 0)
+    int sts = lookup_metric(name, &id, &d);
+    if (sts < 0)
         return sts;
     if (d.type != PM_TYPE_EVENT && d.type != PM_TYPE_HIGHRES_EVENT)
         return PM_ERR_TYPE;
@@ -225,13 +232,9 @@ static int lookup_counter(const char *name, pmID *pmid, int *type,
                           pmInDom *indom)
 {
     pmID id;
-    int sts = pmLookupName(1, &name, &id);
-    if (sts < 0)
-        return sts;
-    if (id == PM_ID_NULL)
-        return PM_ERR_NAME;
     pmDesc d;
-    if ((sts = pmLookupDesc(id, &d)) < 0)
+    int sts = lookup_metric(name, &id, &d);
+    if (sts < 0)
         return sts;
     if ((d.type != PM_TYPE_U64 && d.type != PM_TYPE_U32
          && d.type != PM_TYPE_64 && d.type != PM_TYPE_32)

@@ -91,6 +91,20 @@ int run_stop_requested(void)
     return stopsig_count();
 }
 
+/* In the child: control[0], control[1] on fds 10, 11, without
+ * close-on-exec.  Both are first moved above 11, so neither is closed by
+ * the other's dup2 nor left close-on-exec by a dup2 onto itself. */
+static int put_control_fds(const int control[2])
+{
+    int ctl = fcntl(control[0], F_DUPFD, 12);
+    int ack = fcntl(control[1], F_DUPFD, 12);
+    if (ctl < 0 || ack < 0 || dup2(ctl, 10) < 0 || dup2(ack, 11) < 0)
+        return -1;
+    close(ctl);
+    close(ack);
+    return 0;
+}
+
 pid_t run_spawn(char *const argv[], const run_spawn_opts *o)
 {
     pid_t pid = fork();
@@ -113,7 +127,8 @@ pid_t run_spawn(char *const argv[], const run_spawn_opts *o)
         }
         if ((o->extra_fd >= 0 && dup2(o->extra_fd, 9) < 0) ||
             (o->in >= 0 && dup2(o->in, 0) < 0) || (o->out >= 0 && dup2(o->out, 1) < 0) ||
-            (o->err >= 0 && dup2(o->err, 2) < 0))
+            (o->err >= 0 && dup2(o->err, 2) < 0) ||
+            (o->control && put_control_fds(o->control) != 0))
             _exit(127);
         execvp(argv[0], argv);
         fprintf(stderr, "staprelay run: cannot run %s: %s\n", argv[0], strerror(errno));

@@ -146,6 +146,9 @@ char *run_which(const char *prog);
 typedef struct run_spawn_opts {
     int in, out, err;
     int extra_fd;
+    /* perf record's --control fd:10,11 when set: {the end it reads
+     * commands from, the end it writes its acks to}, put on fds 10, 11 */
+    const int *control;
     const char *preload;
     /* keep SIGPIPE ignored (stapbpf: a FIFO reader that gives up early
      * must cost it a write error, not its life); default: SIG_DFL */

@@ -6,7 +6,17 @@
  *
  * read here line by line (perf_source.h) and published every 0.5 s as
  * PARENT/NAME/{metadata.json,data.json}, which pmdastaprelay relays when
- * PARENT is in its directory_list. */
+ * PARENT is in its directory_list.
+ *
+ * With -p and -a, perf record also gets --control fd:10,11 and a "ping":
+ * its "ack" comes from its main loop, after it enabled its events, and
+ * is announced as "staprelay run: sampling".  Before that line a process
+ * is not sampled yet, and one that execs then may keep its old name in
+ * every sample: perf names a process it attaches to from /proc before it
+ * enables its events, and the kernel reports an exec (a COMM record) only
+ * to enabled events.  Whoever starts a workload stopped resumes it after
+ * that line (qa 518, 516; make demo).  --cmd needs none of it: perf
+ * starts the command itself, its events enabled on the exec. */
 #include "client/run/run.h"
 
 #include <errno.h>
@@ -41,6 +51,28 @@ static bool wait_exit(pid_t pid, double grace, int *status)
             return false;
         usleep(20000);
     }
+}
+
+static void close_pair(int fds[2])
+{
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+/* perf's answer on its --control ack fd: true (and the fd closed) once
+ * it said "ack", or when it closed the fd without (perf exited: its
+ * status tells why). */
+static bool take_ack(int *fd, bool *acked)
+{
+    char buf[64];
+    ssize_t n = read(*fd, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return false;
+    *acked = n >= 3 && memcmp(buf, "ack", 3) == 0;
+    close(*fd);
+    *fd = -1;
+    return true;
 }
 
 static void on_sample(void *arg, const perf_sample *s)
@@ -102,6 +134,20 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
             fclose(save);
         return RUN_EXIT_FAILED;
     }
+    /* perf's --control: {its end for our commands, its end for acks} */
+    int ctl_pipe[2] = {-1, -1}, ack_pipe[2] = {-1, -1};
+    bool control = !o->cmd;
+    if (control && (pipe2(ctl_pipe, O_CLOEXEC) != 0 || pipe2(ack_pipe, O_CLOEXEC) != 0)) {
+        fprintf(stderr, "staprelay run: pipe: %s\n", strerror(errno));
+        close_pair(ctl_pipe);
+        close_pair(rec_pipe);
+        close_pair(scr_pipe);
+        perf_source_close(&src, true);
+        if (save)
+            fclose(save);
+        return RUN_EXIT_FAILED;
+    }
+    int control_fds[2] = {ctl_pipe[0], ack_pipe[1]};
     int logfd = run_tmp_log("perf");
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
@@ -129,6 +175,10 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
         rargv[k++] = "--user-callchains";
     rargv[k++] = "-o";
     rargv[k++] = "-";
+    if (control) {
+        rargv[k++] = "--control";
+        rargv[k++] = "fd:10,11";
+    }
     if (o->pid) {
         rargv[k++] = "-p";
         rargv[k++] = pids;
@@ -171,13 +221,22 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
 
     int user_out = o->cmd ? dup(1) : -1;
     /* fd 9 of perf record is the user's stdout, for --cmd */
-    run_spawn_opts ro = {.in = devnull, .out = rec_pipe[1], .err = logfd, .extra_fd = user_out};
+    run_spawn_opts ro = {.in = devnull, .out = rec_pipe[1], .err = logfd, .extra_fd = user_out,
+                         .control = control ? control_fds : NULL};
     run_spawn_opts so = {.in = rec_pipe[0], .out = scr_pipe[1], .err = logfd, .extra_fd = -1};
     pid_t rec = run_spawn((char *const *)rargv, &ro);
     pid_t scr = rec > 0 ? run_spawn((char *const *)sargv, &so) : -1;
     close(rec_pipe[0]);
     close(rec_pipe[1]);
     close(scr_pipe[1]);
+    if (control) {
+        close(ctl_pipe[0]);
+        close(ack_pipe[1]);
+    }
+    /* read when perf reaches its main loop; our end stays open until
+     * perf is gone (its end at EOF would be a command stream ended) */
+    if (control && write(ctl_pipe[1], "ping\n", 5) != 5)
+        fprintf(stderr, "staprelay run: cannot ask perf when it samples: %s\n", strerror(errno));
     if (user_out >= 0)
         close(user_out);
     if (devnull >= 0)
@@ -188,6 +247,10 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
         if (rec > 0)
             run_stop_child(rec, SIGKILL, 1);
         close(scr_pipe[0]);
+        if (control) {
+            close(ctl_pipe[1]);
+            close(ack_pipe[0]);
+        }
         perf_source_close(&src, true);
         if (save)
             fclose(save);
@@ -244,14 +307,18 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
             wait = deadline - now;
         if (wait < 0)
             wait = 0;
-        struct pollfd pfd = { .fd = fd, .events = POLLIN };
-        int r = poll(&pfd, 1, (int)(wait * 1000) + 1);
+        struct pollfd pfd[2] = {{ .fd = fd, .events = POLLIN },
+                                { .fd = ack_pipe[0], .events = POLLIN }};
+        int r = poll(pfd, ack_pipe[0] >= 0 ? 2 : 1, (int)(wait * 1000) + 1);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
-        if (r == 0)
+        bool acked = false;
+        if (ack_pipe[0] >= 0 && pfd[1].revents && take_ack(&ack_pipe[0], &acked) && acked)
+            fprintf(stderr, "staprelay run: sampling\n");
+        if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
             continue;
         ssize_t n = read(fd, buf, sizeof buf);
         if (n < 0) {
@@ -287,6 +354,8 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
         perf_sampler_line(&ps, line.buf, line.len);
     perf_sampler_finish(&ps);
     close(fd);
+    if (ack_pipe[0] >= 0)
+        close(ack_pipe[0]);
     /* Our input ended before we asked perf to stop: the command (or
      * process) finished, and perf record is still writing its last
      * records and exiting -- let it, rather than signal it and take the
@@ -297,6 +366,8 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
     if (!exited)
         rst = run_stop_child(rec, SIGINT, 5);
     int sst = run_stop_child(scr, SIGINT, 5);
+    if (ctl_pipe[1] >= 0)
+        close(ctl_pipe[1]);
     bool flushed = perf_source_flush(&src, err, sizeof err) == 0;
     if (!flushed)
         fprintf(stderr, "staprelay run: %s\n", err);
