@@ -81,11 +81,11 @@ if [ -x stap/check.sh ]; then
 fi
 # The real-kernel suite: every bundled script loaded in a VM booting
 # Debian's kernel (qa/vm/run; skipped, with the reason, where qemu or the
-# kernel image cannot be installed).  Not yet part of a plain make check:
-# under TCG on a 2-core machine it takes about 30 minutes with a cold
-# module cache, and two of its five tests still fail (syslat's guest
-# soft-locks under load, iolat's request counter; stap/README.md).  It runs
-# with STAPRELAY_VM=1 (make check-vm runs it alone).
+# kernel image cannot be installed).  Not part of a plain make check:
+# under TCG on a 2-core machine it takes about 10 minutes with every
+# module cached and several more per module to build (stap/README.md,
+# "VM suite timings").  It runs with STAPRELAY_VM=1 (make check-vm runs
+# it alone).
 if [ -x qa/vm/run ] && [ "${STAPRELAY_VM:-0}" = 1 ]; then
     phase vm ./qa/vm/run
 elif [ -x qa/vm/run ]; then

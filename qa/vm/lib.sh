@@ -35,7 +35,8 @@ vm_start_pmda() {
     QA_STAP_ROOTS='"/proc/systemtap"' QA_POLL_INTERVAL=0.5 \
         qa_write_config "$qa_tmp/config.json" "$qa_tmp/none"
     mkdir -p "$qa_tmp/none"
-    qa_start_staprelay "$qa_tmp/config.json"
+    qa_start_staprelay "$qa_tmp/config.json" || return 1
+    qa_log "pmcd and pmdastaprelay answer"
 }
 
 vm_run() {
@@ -68,8 +69,10 @@ vm_run() {
 
 vm_read() {
     # vm_read NAME SECONDS: the user's own tool reading the files
+    qa_log "reading $1 for $2 s"
     python3 "$QA_DIR/vm/reader.py" "/proc/systemtap/$1" "$VM_RES/reads" "$2" 10 \
         2>>"$qa_full"
+    qa_log "reads kept"
 }
 
 vm_stop_run() {

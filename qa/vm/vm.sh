@@ -27,6 +27,10 @@
 #   * accelerator: KVM only where a real kvm_intel/kvm_amd is loaded (other
 #     /dev/kvm providers, e.g. kvm_pvm, hang Debian's kernel at boot), else
 #     TCG, multi-threaded;
+#   * the guest kernel runs with oops=panic and softlockup_panic=1 (a CPU
+#     stuck for 20 s panics it at once instead of hanging until the
+#     time-out), loglevel=5 and softlockup_all_cpu_backtrace=1 (every
+#     CPU's stack trace reaches the console);
 #   * -t SECONDS (default 900) is a hard time-out on the whole boot; qemu is
 #     killed by its PID on every way out of this script (time-out, signal,
 #     error), so no process is left behind;
@@ -159,7 +163,7 @@ start=$(date +%s.%N)
 "$qemu" $accel -m "$mem" -smp 2 -nodefaults -no-reboot -display none -monitor none \
     -serial "file:$out/console.log" \
     -kernel "$kernel" -initrd "$img" \
-    -append "console=ttyS0 panic=-1 oops=panic quiet loglevel=4 srvm_init=$here/guest-init.sh" \
+    -append "console=ttyS0 panic=-1 oops=panic quiet loglevel=5 softlockup_panic=1 softlockup_all_cpu_backtrace=1 srvm_init=$here/guest-init.sh" \
     -virtfs "local,path=/,mount_tag=hostroot,security_model=passthrough,readonly=on,multidevs=remap" \
     -virtfs "local,path=$out,mount_tag=results,security_model=passthrough" \
     "${drive[@]}" >"$out/qemu.log" 2>&1 </dev/null &
