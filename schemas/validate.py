@@ -365,6 +365,11 @@ def check_buckets(schemas, name, buckets, problems):
     if errs:
         problems.append("histogram %s: %s" % (name, errs[0]))
         return
+    check_bucket_bounds(name, buckets, problems)
+
+
+def check_bucket_bounds(name, buckets, problems):
+    """What no schema says of a valid bucket list: hi >= lo, bounds once."""
     seen = set()
     for i, b in enumerate(buckets):
         lo, hi = b.get("lo"), b.get("hi")

@@ -158,14 +158,7 @@ def fast_validator():
             if errs:
                 problems.append('histogram %s: /%d%s' % (name, i, errs[0]))
                 return
-        seen = set()
-        for i, b in enumerate(buckets):
-            lo, hi = b.get('lo'), b.get('hi')
-            if lo is not None and hi is not None and hi < lo:
-                problems.append('histogram %s: bucket %d has hi %d < lo %d' % (name, i, hi, lo))
-            if (lo, hi) in seen:
-                problems.append('histogram %s: bucket %d repeats bounds %s-%s' % (name, i, lo, hi))
-            seen.add((lo, hi))
+        V.check_bucket_bounds(name, buckets, problems)
 
     V.check_metadata = memo_metadata
     V.check_buckets = check_buckets
