@@ -647,6 +647,11 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
               "cover them)", fifo.buf);
     where(name, files.buf);
     sb_free(&files);
+    /* stapbpf 4.8 can leave its module's directory behind, empty, when it
+     * stops, and then refuses the next start ("making procfs fifos. File
+     * exists"): an empty leftover goes.  rmdir removes only an empty
+     * directory, never a running module's FIFOs. */
+    rmdir(fifo.buf);
     /* only stapbpf's output from here on */
     if (logfd >= 0 && (lseek(logfd, 0, SEEK_SET) != 0 || ftruncate(logfd, 0) != 0)) {
         close(logfd);
@@ -679,6 +684,7 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
     int st = supervise(p, deadline, &stopped);
     if (stopped || (WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
         rc = RUN_EXIT_OK;
+        rmdir(fifo.buf);            /* what stapbpf may leave (above) */
         fprintf(stderr, "staprelay run: stopped; stapbpf removed %s\n", fifo.buf);
     } else {
         run_show_log(logfd, "stapbpf");
