@@ -35,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     perf_options po = {.include_pid = size > 1 && (data[1] & 1),
                        .include_tid = size > 1 && (data[1] & 2),
-                       .annotate_kernel = true, .annotate_jit = true,
+                       .no_comm = size > 1 && (data[1] & 8),
+                       .no_marks = size > 1 && (data[1] & 16),
                        .include_addrs = size > 1 && (data[1] & 4)};
     perf_collapser *pc = perf_collapser_new(&po, &sink);
     each_line(data, size, perf_line, pc);
