@@ -233,6 +233,9 @@ for s in "$here"/bpf/*.stp; do
     fi
     # Live: load it, let it collect for 2 s, read both FIFOs, unload.
     fifo=/var/tmp/systemtap-$(id -un)/$mod
+    # stapbpf 4.8 may leave the module's directory empty when it stops and
+    # then refuses to start ("File exists"); rmdir removes only an empty one
+    rmdir "$fifo" 2>/dev/null
     LD_PRELOAD=$shim stapbpf "$out/$mod.bo" >"$out/$mod.run" 2>&1 &
     pid=$!
     i=0
