@@ -233,13 +233,7 @@ for s in "$here"/bpf/*.stp; do
     fi
     # Live: load it, let it collect for 2 s, read both FIFOs, unload.
     fifo=/var/tmp/systemtap-$(id -un)/$mod
-    # what a stapbpf that is gone left (4.8 may leave the directory, even
-    # its FIFOs, and then refuses to start: "File exists") goes -- FIFOs
-    # and the directory only, and never while a stapbpf runs this module
-    if ! pgrep -f "stapbpf .*/$mod\.bo\$" >/dev/null; then
-        for f in "$fifo"/*.json; do [ -p "$f" ] && rm -f "$f"; done
-        rmdir "$fifo" 2>/dev/null
-    fi
+    sh "$here/bpf-leftovers.sh" "$fifo" "$mod"
     LD_PRELOAD=$shim stapbpf "$out/$mod.bo" >"$out/$mod.run" 2>&1 &
     pid=$!
     i=0
