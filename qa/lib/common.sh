@@ -280,6 +280,10 @@ qa_use_staprelay() {
         # Memcheck the PMDA; qa_pmcd_stop turns any report into a FAIL line.
         wrap="valgrind -q ${QA_VALGRIND_EXTRA:-} --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --suppressions=$QA_DIR/lib/valgrind.supp --log-file=$QA_PMCD_DIR/log/valgrind.%p.log"
         : "${QA_PMCD_TIMEOUT:=60}"
+        # pmcd waits -q seconds for a new PMDA's first words: valgrind's
+        # first start on a machine whose caches are cold (CI's first test
+        # of the phase) can take longer than the 3 s a plain PMDA needs
+        : "${QA_PMCD_START_TIMEOUT:=30}"
     fi
     qa_pmcd_agent "staprelay	$QA_STAPRELAY_DOMAIN	pipe	binary	${wrap:+$wrap }$QA_STAPRELAY_BIN -d $QA_STAPRELAY_DOMAIN -c $conf -s $QA_STAPRELAY_STATE -l $QA_STAPRELAY_LOG"
     qa_pmns_dynamic staprelay $QA_STAPRELAY_DOMAIN
