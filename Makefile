@@ -145,8 +145,7 @@ check:
 	@$(MAKE) --no-print-directory all unit
 	@./scripts/check.sh $(UNIT_RUNNERS)
 
-# The real-kernel suite alone (qa/vm/run; scripts/check.sh says why a plain
-# make check leaves it out for now).
+# The real-kernel suite alone (qa/vm/run, also make check's last phase).
 check-vm:
 	@./scripts/deps.sh >/dev/null || ./scripts/deps.sh
 	@$(MAKE) --no-print-directory all
