@@ -30,6 +30,10 @@ PCP_PMDAS_DIR ?= $(shell . /etc/pcp.conf 2>/dev/null && echo $$PCP_PMDAS_DIR || 
 PCP_VAR_DIR ?= $(shell . /etc/pcp.conf 2>/dev/null && echo $$PCP_VAR_DIR || echo /var/lib/pcp)
 PCP_SYSCONF_DIR ?= $(shell . /etc/pcp.conf 2>/dev/null && echo $$PCP_SYSCONF_DIR || echo /etc/pcp)
 
+# the part fragments below define rules (client.mk's generated pprof
+# code): without this the first of them, not all, is what plain make builds
+.DEFAULT_GOAL := all
+
 COMMON_SRCS :=
 RELAY_SRCS  :=
 PMDA_SRCS   :=

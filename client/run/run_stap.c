@@ -217,6 +217,19 @@ static char *sh_out(const char *script, const char *const args[])
 /* The build tree (stap -r) and runtime (stap -R) from DIR/kbuild.sh,
  * shared with stap/check.sh: the same tree and the same runtime fix
  * (only when the headers need it).  Its reasons go to our stderr. */
+/* Remove what a gone stapbpf left of module NAME's FIFOs in DIR
+ * (stap/bpf-leftovers.sh: *.json FIFOs and the then empty directory,
+ * nothing while a stapbpf runs NAME.bo).  Best effort: a leftover it
+ * cannot remove shows as stapbpf's own "File exists". */
+static void bpf_leftovers_remove(const run_catalog *c, const char *dir, const char *name)
+{
+    strbuf script = STRBUF_INIT;
+    sb_printf(&script, "%s/bpf-leftovers.sh", c->dir);
+    const char *args[] = { script.buf, dir, name, NULL };
+    free(sh_out("exec sh \"$1\" \"$2\" \"$3\"", args));
+    sb_free(&script);
+}
+
 typedef struct kbuild {
     char *line;                 /* "REL\tTREE\tRUNTIME", split in place */
     const char *rel;
@@ -647,11 +660,11 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
               "cover them)", fifo.buf);
     where(name, files.buf);
     sb_free(&files);
-    /* stapbpf 4.8 can leave its module's directory behind, empty, when it
-     * stops, and then refuses the next start ("making procfs fifos. File
-     * exists"): an empty leftover goes.  rmdir removes only an empty
-     * directory, never a running module's FIFOs. */
-    rmdir(fifo.buf);
+    /* stapbpf 4.8 can leave its module's directory, even its FIFOs,
+     * behind when it stops, and then refuses the next start ("making
+     * procfs fifos. File exists"): what a gone stapbpf left goes, never
+     * a running one's (one rule: stap/bpf-leftovers.sh). */
+    bpf_leftovers_remove(c, fifo.buf, name);
     /* only stapbpf's output from here on */
     if (logfd >= 0 && (lseek(logfd, 0, SEEK_SET) != 0 || ftruncate(logfd, 0) != 0)) {
         close(logfd);
@@ -684,7 +697,7 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
     int st = supervise(p, deadline, &stopped);
     if (stopped || (WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
         rc = RUN_EXIT_OK;
-        rmdir(fifo.buf);            /* what stapbpf may leave (above) */
+        bpf_leftovers_remove(c, fifo.buf, name);    /* (above) */
         fprintf(stderr, "staprelay run: stopped; stapbpf removed %s\n", fifo.buf);
     } else {
         run_show_log(logfd, "stapbpf");
@@ -694,17 +707,7 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
                     "kernel.unprivileged_bpf_disabled, lockdown)\n");
         fprintf(stderr, "staprelay run: stapbpf failed (%s %d)\n",
                 WIFEXITED(st) ? "exit" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-        /* a stapbpf that died leaves its FIFOs: remove them (FIFOs only) */
-        static const char *const fifos[] = { "data.json", "metadata.json" };
-        for (size_t i = 0; i < 2; i++) {
-            strbuf f = STRBUF_INIT;
-            sb_printf(&f, "%s/%s", fifo.buf, fifos[i]);
-            struct stat fst;
-            if (lstat(f.buf, &fst) == 0 && S_ISFIFO(fst.st_mode))
-                unlink(f.buf);
-            sb_free(&f);
-        }
-        rmdir(fifo.buf);
+        bpf_leftovers_remove(c, fifo.buf, name);    /* a dead one's FIFOs */
     }
 out:
     if (runbo.len) {
