@@ -130,7 +130,7 @@ build/$(1)/tests/suites_$(2).c: tests/gen-suites.sh FORCE
 build/$(1)/tests/suites_$(2).o: build/$(1)/tests/suites_$(2).c
 	$$(CC) $(CFLAGS_COMMON) $(if $(filter asan,$(1)),$(SAN_FLAGS)) -c $$< -o $$@
 
-build/$(1)/check_$(2): $(call obj,$(1),tests/check_main.c $(wildcard tests/$(2)_*.c) tests/testutil.c) \
+build/$(1)/check_$(2): $(call obj,$(1),tests/check_main.c $(wildcard tests/$(2)_*.c) tests/testutil.c $(wildcard tests/testutil_$(2).c)) \
                        build/$(1)/tests/suites_$(2).o $(call obj,$(1),$(TEST_$(2)_LINK))
 	$$(CC) $(if $(filter asan,$(1)),$(SAN_FLAGS)) -o $$@ $$^ $$(TEST_$(2)_LIBS) $(CHECK_LIBS) -lm
 endef

@@ -6,6 +6,7 @@
 #include "relay/snapshot.h"
 #include "relay/stackcount.h"
 #include "tests/testutil.h"
+#include "tests/testutil_relay.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -24,17 +25,9 @@ static const char *event_meta =
     "   {\"name\": \"records\", \"pointer\": \"/r\", \"type\": \"integer\"}]},"
     " {\"name\": \"lat\", \"type\": \"histogram\", \"pointer\": \"/lat\", \"units\": \"nanosec\"}]}";
 
-static source_meta *parse(const char *text)
-{
-    char err[256] = "";
-    source_meta *m = metadata_parse(text, strlen(text), "d", err, sizeof(err));
-    ck_assert_msg(m != NULL, "%s", err);
-    return m;
-}
-
 START_TEST(event_metadata_parsed)
 {
-    source_meta *m = parse(event_meta);
+    source_meta *m = tu_meta_parse(event_meta);
     ck_assert_uint_eq(m->nevents, 1);
     const meta_event *e = &m->events[0];
     ck_assert_str_eq(e->name, "samples");
@@ -83,7 +76,7 @@ static void ingest(event_stream *es, const char *doc)
 
 START_TEST(event_ingest_dedup_gaps_rejects)
 {
-    source_meta *m = parse(event_meta);
+    source_meta *m = tu_meta_parse(event_meta);
     event_limits lim = {1 << 20, 4096, 100, 600, 600, 2};
     event_stream *es = event_stream_new(&m->events[0], &lim);
     uint64_t missed;
@@ -139,7 +132,7 @@ END_TEST
 
 START_TEST(event_restart_and_oversize)
 {
-    source_meta *m = parse(event_meta);
+    source_meta *m = tu_meta_parse(event_meta);
     event_limits lim = {1 << 20, 128, 100, 600, 600, 2};
     event_stream *es = event_stream_new(&m->events[0], &lim);
     ingest(es, "{\"samples\": [{\"seq\": 40, \"pid\": 1, \"ts\": 1764449999000000, \"stack\": \"a\"}]}");
@@ -216,7 +209,7 @@ START_TEST(event_wire_size_is_pcps)
                       EVENT_WIRE_MAX_ARRAY);
 
     /* what ingest queues measures the same, comm and count included */
-    source_meta *m = parse(event_meta);
+    source_meta *m = tu_meta_parse(event_meta);
     event_limits lim = {1 << 20, 4096, 100, 600, 600, 2};
     event_stream *es = event_stream_new(&m->events[0], &lim);
     uint64_t missed;
@@ -238,7 +231,7 @@ END_TEST
  * four bytes more is not; the limit never exceeds what PCP carries. */
 START_TEST(event_record_limit_in_pcp_bytes)
 {
-    source_meta *m = parse(event_meta);
+    source_meta *m = tu_meta_parse(event_meta);
     /* stack "s...": 16 + (8 + 100) + (8 + 8) = 140 */
     event_limits lim = {1 << 20, 140, 100, 600, 600, 2};
     event_stream *es = event_stream_new(&m->events[0], &lim);
@@ -284,7 +277,7 @@ static int count_visit(void *arg, const void *data, size_t len, int64_t when)
  * before the first record. */
 START_TEST(event_read_bounded_in_pcp_bytes)
 {
-    source_meta *m = parse(event_meta);
+    source_meta *m = tu_meta_parse(event_meta);
     event_limits lim = {(size_t)256 << 20, 4096, 100, 600, 600, 2};
     event_stream *es = event_stream_new(&m->events[0], &lim);
     uint64_t missed;
@@ -357,7 +350,7 @@ END_TEST
 
 START_TEST(histogram_buckets_named_by_bounds)
 {
-    source_meta *m = parse(event_meta);
+    source_meta *m = tu_meta_parse(event_meta);
     json_t *d = json_loads("{\"lat\": [{\"lo\": 0, \"hi\": 0, \"count\": 3},"
                            " {\"lo\": 1, \"hi\": 1, \"count\": 4}, {\"lo\": 2, \"hi\": 3, \"count\": 9},"
                            " {\"lo\": null, \"hi\": -1, \"count\": 1}, {\"lo\": 1024, \"count\": 2},"

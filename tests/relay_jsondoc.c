@@ -7,6 +7,7 @@
 #include "relay/snapshot.h"
 #include "relay/stackcount.h"
 #include "tests/testutil.h"
+#include "tests/testutil_relay.h"
 
 #include <malloc.h>
 #include <stdint.h>
@@ -175,30 +176,13 @@ START_TEST(wide_numbers_kept_exactly)
 }
 END_TEST
 
-static source_meta *meta_of(const char *text)
-{
-    char err[512] = "";
-    source_meta *m = metadata_parse(text, strlen(text), "d", err, sizeof(err));
-    ck_assert_msg(m != NULL, "%s", err);
-    return m;
-}
-
-static int metric(const source_meta *m, const char *name)
-{
-    for (size_t i = 0; i < m->nmetrics; i++)
-        if (strcmp(m->metrics[i].name, name) == 0)
-            return (int)i;
-    ck_abort_msg("no metric %s", name);
-    return -1;
-}
-
 /* A u64 metric serves any uint64; an integer metric reading it is out of
  * range (that metric only); an index beyond int64 names its instance by
  * its digits; the snapshot keeps no reference to the document (ASan
  * sees every value read after the document is freed). */
 START_TEST(snapshot_unsigned_and_owned_values)
 {
-    source_meta *m = meta_of(
+    source_meta *m = tu_meta_parse(
         "{\"prefix\": \"p\", \"metrics\": ["
         " {\"name\": \"u\", \"pointer\": \"/c\", \"type\": \"unsigned\", \"semantics\": \"counter\"},"
         " {\"name\": \"i\", \"pointer\": \"/c\", \"type\": \"integer\"},"
@@ -215,19 +199,19 @@ START_TEST(snapshot_unsigned_and_owned_values)
     snapshot *s = snapshot_build(m, d);
     json_decref(d);
     ck_assert_ptr_nonnull(s);
-    ck_assert(s->values[metric(m, "u")][0].state == VAL_OK);
-    ck_assert(s->values[metric(m, "u")][0].u.u == UINT64_MAX);
-    ck_assert_int_eq(s->values[metric(m, "i")][0].state, VAL_RANGE);
-    ck_assert_int_eq(s->values[metric(m, "d")][0].state, VAL_OK);
-    ck_assert_str_eq(s->values[metric(m, "s")][0].u.s, "kept");
-    ck_assert_int_eq(s->values[metric(m, "neg")][0].state, VAL_RANGE);
-    ck_assert_int_eq(s->values[metric(m, "ok")][0].u.i, 7);
+    ck_assert(s->values[tu_meta_index(m, "u")][0].state == VAL_OK);
+    ck_assert(s->values[tu_meta_index(m, "u")][0].u.u == UINT64_MAX);
+    ck_assert_int_eq(s->values[tu_meta_index(m, "i")][0].state, VAL_RANGE);
+    ck_assert_int_eq(s->values[tu_meta_index(m, "d")][0].state, VAL_OK);
+    ck_assert_str_eq(s->values[tu_meta_index(m, "s")][0].u.s, "kept");
+    ck_assert_int_eq(s->values[tu_meta_index(m, "neg")][0].state, VAL_RANGE);
+    ck_assert_int_eq(s->values[tu_meta_index(m, "ok")][0].u.i, 7);
     char buf[256];
-    const char *why = snapshot_problem(s, m, (size_t)metric(m, "i"), buf, sizeof(buf));
+    const char *why = snapshot_problem(s, m, (size_t)tu_meta_index(m, "i"), buf, sizeof(buf));
     ck_assert_msg(why != NULL && strstr(why, "out of range for type integer"), "%s", why);
     ck_assert_uint_eq(s->arrays[0].ninsts, 2);
     ck_assert_str_eq(s->arrays[0].insts[0].name, "18446744073709551616");
-    ck_assert(s->values[metric(m, "t.v")][1].u.u == UINT64_MAX - 1);
+    ck_assert(s->values[tu_meta_index(m, "t.v")][1].u.u == UINT64_MAX - 1);
     snapshot_free(s);
     metadata_free(m);
 }
@@ -237,7 +221,7 @@ END_TEST
  * around it; a limit refuses a snapshot that needs more. */
 START_TEST(snapshot_holds_what_metrics_read)
 {
-    source_meta *m = meta_of("{\"prefix\": \"p\", \"metrics\": ["
+    source_meta *m = tu_meta_parse("{\"prefix\": \"p\", \"metrics\": ["
                              " {\"name\": \"v\", \"pointer\": \"/v\", \"type\": \"integer\"},"
                              " {\"name\": \"t\", \"pointer\": \"/t\", \"type\": \"array\","
                              "  \"index\": \"/k\", \"metrics\": [{\"name\": \"x\","
@@ -293,7 +277,7 @@ static void feed(event_stream *es, const char *doc)
  * saturate, non-positive counts are refused. */
 START_TEST(event_numbers_checked)
 {
-    source_meta *m = meta_of(ev_meta);
+    source_meta *m = tu_meta_parse(ev_meta);
     event_limits lim = {1 << 20, 4096, 100, 600, 600, 2};
     event_stream *es = event_stream_new(&m->events[0], &lim);
     /* timestamps: x scale overflows, negative, beyond int64 */
@@ -377,7 +361,7 @@ START_TEST(names_never_cut)
              "{\"name\": \"%s\", \"pointer\": \"/r\", \"type\": \"event\", \"fields\": ["
              " {\"name\": \"stack\", \"pointer\": \"/s\", \"type\": \"stack\"}]}]}",
              fits, over1, over2, ev);
-    source_meta *m = meta_of(text);
+    source_meta *m = tu_meta_parse(text);
     ck_assert_uint_eq(m->nmetrics, 1);
     ck_assert_uint_eq(strlen(m->metrics[0].name), room);
     ck_assert_uint_eq(m->nevents, 0);   /* "<ev>.records" is 8 bytes too long */
@@ -396,7 +380,7 @@ START_TEST(names_never_cut)
         p += sprintf(p, "%s{\"name\": \"m%zu\", \"pointer\": \"/v\", \"type\": \"integer\"}",
                      i ? "," : "", i);
     sprintf(p, "]}");
-    m = meta_of(big);
+    m = tu_meta_parse(big);
     ck_assert_uint_eq(m->nmetrics, META_MAX_NAMES);
     ck_assert_uint_eq(m->nproblems, 1);   /* said once */
     ck_assert_msg(strstr(m->problems[0], "500 more skipped") != NULL, "%s", m->problems[0]);
@@ -408,7 +392,7 @@ START_TEST(names_never_cut)
         p += sprintf(p, "%s{\"name\": \"m%zu\", \"pointer\": \"/v\", \"type\": \"bad\"}",
                      i ? "," : "", i);
     sprintf(p, "]}");
-    m = meta_of(big);
+    m = tu_meta_parse(big);
     ck_assert_uint_eq(m->nproblems, META_MAX_PROBLEMS);
     ck_assert_msg(strstr(m->problems[META_MAX_PROBLEMS - 1], "and 437 more problems") != NULL,
                   "%s", m->problems[META_MAX_PROBLEMS - 1]);

@@ -2,24 +2,9 @@
  * into the metric model; problems reported, never silent. */
 #include "relay/metadata.h"
 #include "tests/testutil.h"
+#include "tests/testutil_relay.h"
 
 #include <string.h>
-
-static source_meta *parse(const char *text)
-{
-    char err[512] = "";
-    source_meta *m = metadata_parse(text, strlen(text), "dflt", err, sizeof(err));
-    ck_assert_msg(m != NULL, "%s", err);
-    return m;
-}
-
-static int find_metric(const source_meta *m, const char *name)
-{
-    for (size_t i = 0; i < m->nmetrics; i++)
-        if (strcmp(m->metrics[i].name, name) == 0)
-            return (int)i;
-    return -1;
-}
 
 static const char *problems_text(const source_meta *m, char *buf, size_t len)
 {
@@ -33,7 +18,7 @@ static const char *problems_text(const source_meta *m, char *buf, size_t len)
 
 START_TEST(metadata_full_pmdajson_shape)
 {
-    source_meta *m = parse(
+    source_meta *m = tu_meta_parse(
         "{\"prefix\": \"net\", \"data-path\": \"d.json\", \"metrics\": ["
         " {\"name\": \"count\", \"pointer\": \"/count\", \"type\": \"integer\", \"units\": \"count\","
         "  \"semantics\": \"counter\", \"description\": \"how many\"},"
@@ -48,16 +33,16 @@ START_TEST(metadata_full_pmdajson_shape)
     ck_assert_str_eq(m->data_path, "d.json");
     ck_assert_uint_eq(m->nmetrics, 6);
     ck_assert_uint_eq(m->narrays, 2);
-    int c = find_metric(m, "count");
+    int c = tu_meta_index(m, "count");
     ck_assert_int_eq(m->metrics[c].semantics, SEM_COUNTER);
     ck_assert_str_eq(m->metrics[c].units, "count");
     ck_assert_str_eq(m->metrics[c].description, "how many");
-    ck_assert_int_eq(m->metrics[find_metric(m, "ratio")].semantics, SEM_DISCRETE);
+    ck_assert_int_eq(m->metrics[tu_meta_index(m, "ratio")].semantics, SEM_DISCRETE);
     /* a dot inside an array sub-metric name is fine (pmdajson crashed) */
-    int rx = find_metric(m, "ifs.rx.bytes");
+    int rx = tu_meta_index(m, "ifs.rx.bytes");
     ck_assert_int_ge(rx, 0);
     ck_assert_int_eq(m->metrics[rx].array, 0);
-    ck_assert_int_eq(m->metrics[find_metric(m, "ifs2.rx")].array, 1);
+    ck_assert_int_eq(m->metrics[tu_meta_index(m, "ifs2.rx")].array, 1);
     ck_assert_uint_eq(m->nproblems, 0);
     metadata_free(m);
 }
@@ -66,7 +51,7 @@ END_TEST
 START_TEST(metadata_problems_are_reported_not_silent)
 {
     char buf[2048];
-    source_meta *m = parse(
+    source_meta *m = tu_meta_parse(
         "{\"metrics\": ["
         " {\"name\": \"x\", \"pointer\": \"/x\", \"type\": \"integer\"},"
         " {\"name\": \"bad sem\", \"pointer\": \"/x\", \"type\": \"integer\"},"
@@ -82,12 +67,12 @@ START_TEST(metadata_problems_are_reported_not_silent)
     problems_text(m, buf, sizeof(buf));
     ck_assert_str_eq(m->prefix, "dflt");
     /* "x" (1 char: pmdajson rejected it), and "s" kept with instant semantics */
-    ck_assert_int_ge(find_metric(m, "x"), 0);
-    int s = find_metric(m, "s");
+    ck_assert_int_ge(tu_meta_find(m, "x"), 0);
+    int s = tu_meta_find(m, "s");
     ck_assert_int_ge(s, 0);
     ck_assert_int_eq(m->metrics[s].semantics, SEM_INSTANT);
-    ck_assert_int_lt(find_metric(m, "t"), 0);
-    ck_assert_int_lt(find_metric(m, "x.y"), 0);
+    ck_assert_int_lt(tu_meta_find(m, "t"), 0);
+    ck_assert_int_lt(tu_meta_find(m, "x.y"), 0);
     ck_assert_msg(strstr(buf, "invalid semantics \"rate\"") != NULL, "%s", buf);
     ck_assert_msg(strstr(buf, "unknown type \"boolean\"") != NULL, "%s", buf);
     ck_assert_msg(strstr(buf, "duplicate metric name") != NULL, "%s", buf);

@@ -4,24 +4,9 @@
 #include "relay/metadata.h"
 #include "relay/snapshot.h"
 #include "tests/testutil.h"
+#include "tests/testutil_relay.h"
 
 #include <string.h>
-
-static source_meta *parse(const char *text)
-{
-    char err[512] = "";
-    source_meta *m = metadata_parse(text, strlen(text), "dflt", err, sizeof(err));
-    ck_assert_msg(m != NULL, "%s", err);
-    return m;
-}
-
-static int find_metric(const source_meta *m, const char *name)
-{
-    for (size_t i = 0; i < m->nmetrics; i++)
-        if (strcmp(m->metrics[i].name, name) == 0)
-            return (int)i;
-    return -1;
-}
 
 static const char *two_arrays_meta =
     "{\"metrics\": ["
@@ -35,7 +20,7 @@ static const char *two_arrays_meta =
 
 START_TEST(snapshot_two_arrays_and_spaces)
 {
-    source_meta *m = parse(two_arrays_meta);
+    source_meta *m = tu_meta_parse(two_arrays_meta);
     json_t *d = json_loads("{\"n\": 5, \"s\": \"hi\", \"d\": 2,"
                            " \"a\": [{\"id\": \"10.0.0.1 --> 10.0.0.2\", \"v\": 1},"
                            "        {\"id\": \"10.0.0.1 --> 10.0.0.3\", \"v\": 2}],"
@@ -46,15 +31,15 @@ START_TEST(snapshot_two_arrays_and_spaces)
     json_decref(d);
     ck_assert_uint_eq(s->arrays[0].ninsts, 2);
     ck_assert_str_eq(s->arrays[0].insts[1].name, "10.0.0.1 --> 10.0.0.3");
-    int av = find_metric(m, "a.v"), bv = find_metric(m, "b.v");
+    int av = tu_meta_index(m, "a.v"), bv = tu_meta_index(m, "b.v");
     ck_assert_int_eq(s->values[av][1].u.i, 2);   /* value follows its own name */
     ck_assert_uint_eq(s->arrays[1].ninsts, 2);   /* duplicate 7 and [1] dropped */
     ck_assert_uint_eq(s->arrays[1].skipped, 2);
     ck_assert(s->arrays[1].insts[0].is_number);
     ck_assert_str_eq(s->arrays[1].insts[0].name, "7");
     ck_assert_int_eq(s->values[bv][1].u.i, 80);
-    ck_assert_double_eq(s->values[find_metric(m, "d")][0].u.d, 2.0);
-    ck_assert_str_eq(s->values[find_metric(m, "str")][0].u.s, "hi");
+    ck_assert_double_eq(s->values[tu_meta_index(m, "d")][0].u.d, 2.0);
+    ck_assert_str_eq(s->values[tu_meta_index(m, "str")][0].u.s, "hi");
     ck_assert_uint_eq(s->nproblems, 0);
     snapshot_free(s);
     metadata_free(m);
@@ -63,23 +48,23 @@ END_TEST
 
 START_TEST(snapshot_mismatch_touches_only_that_metric)
 {
-    source_meta *m = parse(two_arrays_meta);
+    source_meta *m = tu_meta_parse(two_arrays_meta);
     json_t *d = json_loads("{\"n\": \"five\", \"s\": 3, \"d\": true, \"a\": {},"
                            " \"b\": [{\"id\": \"x\", \"v\": 1}, {\"id\": \"y\"}]}", 0, NULL);
     snapshot *s = snapshot_build(m, d);
     json_decref(d);
     char buf[256];
-    int n = find_metric(m, "n"), bv = find_metric(m, "b.v");
+    int n = tu_meta_index(m, "n"), bv = tu_meta_index(m, "b.v");
     ck_assert_int_eq(s->values[n][0].state, VAL_BADTYPE);
-    ck_assert_int_eq(s->values[find_metric(m, "str")][0].state, VAL_BADTYPE);
-    ck_assert_int_eq(s->values[find_metric(m, "d")][0].state, VAL_BADTYPE);
+    ck_assert_int_eq(s->values[tu_meta_index(m, "str")][0].state, VAL_BADTYPE);
+    ck_assert_int_eq(s->values[tu_meta_index(m, "d")][0].state, VAL_BADTYPE);
     ck_assert_int_eq(s->values[bv][0].state, VAL_OK);
     ck_assert_int_eq(s->values[bv][1].state, VAL_MISSING);
     ck_assert_str_eq(snapshot_problem(s, m, n, buf, sizeof(buf)),
                      "JSON value is not of type integer (pointer \"/n\")");
     ck_assert_str_eq(snapshot_problem(s, m, bv, buf, sizeof(buf)),
                      "instance \"y\": no value at pointer (pointer \"/v\")");
-    ck_assert_ptr_nonnull(strstr(snapshot_problem(s, m, find_metric(m, "a.v"), buf, sizeof(buf)),
+    ck_assert_ptr_nonnull(strstr(snapshot_problem(s, m, tu_meta_index(m, "a.v"), buf, sizeof(buf)),
                                  "not lead to a JSON array"));
     ck_assert_uint_eq(s->nproblems, 5);
     snapshot_free(s);
