@@ -186,6 +186,8 @@ START_TEST(catalog)
     run_catalog r;
     ck_assert_int_eq(run_catalog_load(&r, "stap"), 0);
     ck_assert_uint_eq(run_catalog_find(&r, "offcpu")->backends, RUN_BK_STAP | RUN_BK_PERF);
+    /* ... and for iolat (its block events from tracefs, run_iolat.c) */
+    ck_assert_uint_eq(run_catalog_find(&r, "iolat")->backends, RUN_BK_STAP | RUN_BK_PERF);
     run_catalog_free(&r);
     tu_rmtree(d);
     free(d);
@@ -230,7 +232,8 @@ START_TEST(choice)
                         .backends = RUN_BK_STAP | RUN_BK_PERF };
     run_script sys = { .name = (char *)"syslat", .path = (char *)"s.stp",
                        .bpf_path = (char *)"bpf/s.stp", .backends = RUN_BK_STAP | RUN_BK_BPF };
-    run_script io = { .name = (char *)"iolat", .path = (char *)"i.stp", .backends = RUN_BK_STAP };
+    run_script io = { .name = (char *)"iolat", .path = (char *)"i.stp",
+                      .backends = RUN_BK_STAP | RUN_BK_PERF };
     run_opts o;
     memset(&o, 0, sizeof o);
     char why[2048];
@@ -241,7 +244,11 @@ START_TEST(choice)
     ck_assert_ptr_nonnull(strstr(why, "no BPF variant"));
     ck_assert_int_eq(run_choose(&sys, &o, &e, why, sizeof why), RUN_BK_BPF);
     ck_assert_ptr_nonnull(strstr(why, "(bpf): yes"));
-    ck_assert_int_eq(run_choose(&io, &o, &e, why, sizeof why), RUN_BK_NONE);
+    /* iolat's perf backend reads tracefs: perf itself is not needed */
+    ck_assert_int_eq(run_choose(&io, &o, &e, why, sizeof why), RUN_BK_PERF);
+    e.perf = false;
+    ck_assert_int_eq(run_choose(&io, &o, &e, why, sizeof why), RUN_BK_PERF);
+    e.perf = true;
 
     /* a kernel that loads modules: the kernel runtime first */
     e.modules = true;
@@ -256,7 +263,7 @@ START_TEST(choice)
     ck_assert_ptr_nonnull(strstr(why, "only stand in for profile"));
     o.backend = NULL;
     e.stap = false;
-    ck_assert_int_eq(run_choose(&io, &o, &e, why, sizeof why), RUN_BK_NONE);
+    ck_assert_int_eq(run_choose(&io, &o, &e, why, sizeof why), RUN_BK_PERF);
     ck_assert_ptr_nonnull(strstr(why, "stap is not installed"));
 
     /* no perf: say so */
@@ -273,6 +280,8 @@ START_TEST(choice)
     ck_assert_ptr_nonnull(strstr(why, "needs root"));
     ck_assert_int_eq(run_choose(&prof, &o, &e, why, sizeof why), RUN_BK_NONE);
     ck_assert_ptr_nonnull(strstr(why, "use --pid or --cmd"));
+    ck_assert_int_eq(run_choose(&io, &o, &e, why, sizeof why), RUN_BK_NONE);
+    ck_assert_ptr_nonnull(strstr(why, "tracefs, which needs root"));
     o.pid = 1;
     ck_assert_int_eq(run_choose(&prof, &o, &e, why, sizeof why), RUN_BK_PERF);
     e.kbuild = false;

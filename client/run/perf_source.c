@@ -296,6 +296,38 @@ fail:
     return -1;
 }
 
+int perf_source_set_metadata(perf_source *src, const char *meta_text, char *err, size_t errlen)
+{
+    return write_atomic(src->dir, "metadata.json", meta_text, strlen(meta_text), err, errlen);
+}
+
+void perf_source_hist_add(uint64_t hist[65], uint64_t v)
+{
+    int k = 0;
+    for (; v; v >>= 1)
+        k++;
+    hist[k]++;
+}
+
+void perf_source_hist_log(strbuf *sb, const uint64_t hist[65])
+{
+    int lo = -1, hi = -1;
+    for (int k = 0; k < 65; k++)
+        if (hist[k]) {
+            if (lo < 0)
+                lo = k;
+            hi = k;
+        }
+    sb_adds(sb, "[");
+    for (int k = lo; lo >= 0 && k <= hi; k++) {
+        unsigned long long blo = k == 0 ? 0 : 1ULL << (k - 1);
+        unsigned long long bhi = k == 0 ? 0 : k == 64 ? ~0ULL : (1ULL << k) - 1;
+        sb_printf(sb, "%s\n    {\"lo\": %llu, \"hi\": %llu, \"count\": %llu}", k > lo ? "," : "",
+                  blo, bhi, (unsigned long long)hist[k]);
+    }
+    sb_adds(sb, lo >= 0 ? "\n  ]" : "]");
+}
+
 void perf_source_add(perf_source *src, const perf_sample *s)
 {
     src->taken++;

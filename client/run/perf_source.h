@@ -94,6 +94,16 @@ void perf_source_add(perf_source *src, const perf_sample *s);
  * "seq" it took from ++src->seq); dropped and counted beyond max_pending.
  * Marks the source changed. */
 void perf_source_add_json(perf_source *src, const char *record);
+/* Replace metadata.json with META_TEXT (a script whose metrics grow, as
+ * iolat's per-disk histograms).  Returns 0 or -1 with err. */
+int perf_source_set_metadata(perf_source *src, const char *meta_text, char *err, size_t errlen);
+/* Append a log2 histogram as the tapset's @staprelay_out_hist_log writes
+ * it: [{"lo", "hi", "count"}...] from the first to the last bucket that
+ * holds a value; bucket 0 holds the zeros, bucket k >= 1 the values
+ * 2^(k-1) to 2^k - 1. */
+void perf_source_hist_log(strbuf *sb, const uint64_t hist[65]);
+/* Count v in its bucket of such a histogram. */
+void perf_source_hist_add(uint64_t hist[65], uint64_t v);
 /* Replace data.json with the queued records (if anything changed). */
 int perf_source_flush(perf_source *src, char *err, size_t errlen);
 /* The data.json text the next flush would write (tests; malloc'd). */

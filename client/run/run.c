@@ -356,8 +356,9 @@ static int scan(run_catalog *c, const char *dir, bool bpf)
                 s->opts |= keep;
         }
         free(text);
-        /* the perf backend reimplements profile.stp and offcpu.stp */
-        if (strcmp(name, "profile") == 0 || strcmp(name, "offcpu") == 0)
+        /* the perf backend reimplements profile.stp, offcpu.stp and iolat.stp */
+        if (strcmp(name, "profile") == 0 || strcmp(name, "offcpu") == 0 ||
+            strcmp(name, "iolat") == 0)
             s->backends |= RUN_BK_PERF;
     }
     closedir(d);
@@ -666,6 +667,9 @@ const char *run_cannot(run_backend b, const run_script *s, const run_opts *o,
         return NULL;
     case RUN_BK_BPF:
         if (s->bpf_path == NULL) {
+            if (strcmp(s->name, "iolat") == 0)
+                return "no BPF variant (SystemTap 4.8's BPF runtime reads a request's disk "
+                       "with the build headers' layout: stap/bpf/wip/README.md)";
             if (s->backends & RUN_BK_PERF)
                 return "no BPF variant (SystemTap's BPF runtime has no backtraces)";
             return "no BPF variant (stap/bpf/ has none for this script)";
@@ -679,7 +683,9 @@ const char *run_cannot(run_backend b, const run_script *s, const run_opts *o,
         return NULL;
     case RUN_BK_PERF:
         if (!(s->backends & RUN_BK_PERF))
-            return "perf can only stand in for profile and offcpu";
+            return "perf can only stand in for profile, offcpu and iolat";
+        if (strcmp(s->name, "iolat") == 0)   /* tracefs, not perf (run_iolat.c) */
+            return e->root ? NULL : "iolat's block events come from tracefs, which needs root";
         if (!e->perf)
             return e->perf_why;
         if (!e->root && !o->pid && !o->cmd && e->perf_paranoid > 0) {
@@ -705,7 +711,7 @@ run_backend run_choose(const run_script *s, const run_opts *o, const run_env *e,
     static const struct { run_backend b; const char *label; } order[] = {
         { RUN_BK_STAP, "SystemTap kernel runtime" },
         { RUN_BK_BPF, "SystemTap BPF runtime" },
-        { RUN_BK_PERF, "perf record -g" },
+        { RUN_BK_PERF, "perf / tracefs" },
     };
     why[0] = '\0';
     run_backend forced = RUN_BK_NONE;

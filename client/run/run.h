@@ -130,8 +130,15 @@ int run_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o
 int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
                  const char *name, const run_env *e);
 int run_perf(const run_script *s, const run_opts *o, const char *name);
-/* offcpu over perf's sched_switch events (run_offcpu.c); run_perf calls it. */
+/* offcpu over perf's sched_switch events (run_offcpu.c) and iolat over
+ * its block_rq_issue/complete events (run_iolat.c); run_perf calls them. */
 int run_perf_offcpu(const run_script *s, const run_opts *o, const char *name);
+int run_perf_iolat(const run_script *s, const run_opts *o, const char *name);
+/* The directory a perf backend's source goes in: --dir (created when
+ * missing), else PCP_TMP_DIR/staprelay, which pmdastaprelay's Install
+ * creates and watches.  NULL, with the reason on stderr, when it cannot
+ * be had; else o->dir or buf. */
+const char *run_perf_parent(const run_opts *o, char *buf, size_t len);
 
 /* Shared by the backends (run.c): a deadline and signal handling. */
 void run_signals_install(void);

@@ -33,6 +33,7 @@
 
 #include <pcp/pmapi.h>
 
+#include "client/run/perf_pipe.h"
 #include "client/run/perf_source.h"
 #include "common/strbuf.h"
 #include "client/util/utf8.h"
@@ -41,7 +42,6 @@
 #define OFF_MIN_NS      1000000      /* offcpu.stp's min_us default */
 #define OFF_BUCKETS     4096
 #define OFF_MAX_TASKS   65536        /* tasks off CPU tracked at once */
-#define OFF_FLUSH       0.5
 
 typedef struct off_task {
     long tid, tgid;
@@ -140,10 +140,7 @@ static void task_in(offcpu *oc, long tid, int cpu, const char *comm, int64_t ts)
     oc->ntasks--;
     int64_t d = ts - t->ts;
     if (d >= 0) {
-        int k = 0;
-        for (uint64_t v = (uint64_t)d; v; v >>= 1)
-            k++;
-        oc->hist[k]++;
+        perf_source_hist_add(oc->hist, (uint64_t)d);
         oc->offtime += (uint64_t)d;
         oc->src.dirty = true;
         if (d >= OFF_MIN_NS) {
@@ -222,22 +219,10 @@ static char *offcpu_data(const perf_source *src, void *arg)
 {
     const offcpu *oc = arg;
     strbuf sb = STRBUF_INIT;
-    sb_printf(&sb, "{\n  \"switches\": %llu,\n  \"offcpu_time\": %llu,\n  \"offcpu\": [",
+    sb_printf(&sb, "{\n  \"switches\": %llu,\n  \"offcpu_time\": %llu,\n  \"offcpu\": ",
               (unsigned long long)oc->switches, (unsigned long long)oc->offtime);
-    int lo = -1, hi = -1;
-    for (int k = 0; k < 65; k++)
-        if (oc->hist[k]) {
-            if (lo < 0)
-                lo = k;
-            hi = k;
-        }
-    for (int k = lo; lo >= 0 && k <= hi; k++) {
-        unsigned long long blo = k == 0 ? 0 : 1ULL << (k - 1);
-        unsigned long long bhi = k == 0 ? 0 : k == 64 ? ~0ULL : (1ULL << k) - 1;
-        sb_printf(&sb, "%s\n    {\"lo\": %llu, \"hi\": %llu, \"count\": %llu}", k > lo ? "," : "",
-                  blo, bhi, (unsigned long long)oc->hist[k]);
-    }
-    sb_adds(&sb, lo >= 0 ? "\n  ],\n" : "],\n");
+    perf_source_hist_log(&sb, oc->hist);
+    sb_adds(&sb, ",\n");
     sb_printf(&sb, "  \"blocks_dropped\": %llu,\n  \"blocks\": [", (unsigned long long)src->dropped);
     if (src->npending) {
         sb_adds(&sb, "\n");
@@ -257,55 +242,31 @@ static int64_t clock_ns(clockid_t id)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* C runs as the process followed (sh execs it: its pid is C's). */
-static pid_t start_command(const char *cmd)
+/* perf_pipe's callbacks: a line, and the end of the lines */
+typedef struct offcpu_reader {
+    offcpu *oc;
+    perf_sampler *ps;
+} offcpu_reader;
+
+static void reader_line(void *arg, const char *s, size_t n)
 {
-    strbuf sb = STRBUF_INIT;
-    sb_printf(&sb, "exec %s", cmd);
-    const char *argv[] = { "sh", "-c", sb.buf, NULL };
-    run_spawn_opts o = {.in = -1, .out = -1, .err = -1, .extra_fd = -1};
-    pid_t p = run_spawn((char *const *)argv, &o);
-    sb_free(&sb);
-    return p;
+    offcpu_reader *r = arg;
+    on_line(r->oc, r->ps, s, n);
 }
 
-static void pipe_lines(offcpu *oc, perf_sampler *ps, strbuf *line, const char *buf, size_t n)
+static void reader_end(void *arg)
 {
-    size_t off = 0;
-    while (off < n) {
-        const char *nl = memchr(buf + off, '\n', n - off);
-        if (nl == NULL) {
-            sb_add(line, buf + off, n - off);
-            return;
-        }
-        size_t len = (size_t)(nl - (buf + off));
-        if (line->len) {
-            sb_add(line, buf + off, len);
-            on_line(oc, ps, line->buf, line->len);
-            sb_reset(line);
-        } else {
-            on_line(oc, ps, buf + off, len);
-        }
-        off += len + 1;
-    }
+    offcpu_reader *r = arg;
+    perf_sampler_finish(r->ps);
 }
 
 int run_perf_offcpu(const run_script *s, const run_opts *o, const char *name)
 {
     (void)s;
-    const char *tmpd = pmGetOptionalConfig("PCP_TMP_DIR");
-    strbuf parent = STRBUF_INIT;
-    if (o->dir)
-        sb_adds(&parent, o->dir);
-    else
-        sb_printf(&parent, "%s/staprelay", tmpd && *tmpd ? tmpd : "/var/lib/pcp/tmp");
-    struct stat st;
-    if (stat(parent.buf, &st) != 0 && (o->dir == NULL || mkdir(parent.buf, 0755) != 0)) {
-        fprintf(stderr, "staprelay run: %s does not exist: pmdastaprelay's Install creates "
-                "it and watches it (directory_list); or give --dir DIR\n", parent.buf);
-        sb_free(&parent);
+    char pbuf[4096];
+    const char *parent = run_perf_parent(o, pbuf, sizeof pbuf);
+    if (parent == NULL)
         return RUN_EXIT_FAILED;
-    }
     offcpu *oc = xmalloc(sizeof *oc);
     memset(oc, 0, sizeof *oc);
     oc->to_epoch = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
@@ -313,49 +274,21 @@ int run_perf_offcpu(const run_script *s, const run_opts *o, const char *name)
     int rc = RUN_EXIT_FAILED;
     strbuf meta = STRBUF_INIT;
     sb_printf(&meta, meta_fmt, o->replay ? "\"replay\": true," : "");
-    int opened = perf_source_open_as(&oc->src, parent.buf, name, 0, o->replay,
+    int opened = perf_source_open_as(&oc->src, parent, name, 0, o->replay,
                                      meta.buf, offcpu_data, oc, err, sizeof err);
     sb_free(&meta);
     if (opened != 0) {
         fprintf(stderr, "staprelay run: %s\n", err);
-        sb_free(&parent);
         free(oc);
         return RUN_EXIT_FAILED;
     }
-    pid_t cmd = -1;
     if (o->pid)
         oc->target = o->pid;
 
-    int rec_pipe[2], scr_pipe[2];
-    int logfd = run_tmp_log("perf");
-    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     const char *rargv[] = { "perf", "record", "--no-buffering", "-q", "-e", "sched:sched_switch",
                             "-g", "-k", "mono", "--sample-cpu", "-a", "-o", "-", NULL };
-    char *stdbuf = run_which("stdbuf");
-    const char *sargv[] = { "stdbuf", "-oL", "perf", "script", "-i", "-", "-F",
+    const char *sargv[] = { "perf", "script", "-i", "-", "-F",
                             "comm,pid,tid,cpu,time,trace,ip,sym,dso", "--ns", NULL };
-    const char *const *sv = stdbuf ? sargv : sargv + 2;
-    free(stdbuf);
-    pid_t rec = -1, scr = -1;
-    if (pipe2(rec_pipe, O_CLOEXEC) != 0)
-        goto out;
-    if (pipe2(scr_pipe, O_CLOEXEC) != 0) {
-        close(rec_pipe[0]);
-        close(rec_pipe[1]);
-        goto out;
-    }
-    run_spawn_opts ro = {.in = devnull, .out = rec_pipe[1], .err = logfd, .extra_fd = -1};
-    run_spawn_opts so = {.in = rec_pipe[0], .out = scr_pipe[1], .err = logfd, .extra_fd = -1};
-    rec = run_spawn((char *const *)rargv, &ro);
-    scr = rec > 0 ? run_spawn((char *const *)sv, &so) : -1;
-    close(rec_pipe[0]);
-    close(rec_pipe[1]);
-    close(scr_pipe[1]);
-    if (rec < 0 || scr < 0) {
-        fprintf(stderr, "staprelay run: cannot start perf: %s\n", strerror(errno));
-        close(scr_pipe[0]);
-        goto out;
-    }
     fprintf(stderr, "staprelay run: perf record -e sched:sched_switch -g -a | perf script: "
             "%s; files in %s\nstaprelay run: metrics: pminfo -f staprelay.%s   events: "
             "pmevent -t 1 staprelay.%s.blocks.records\n",
@@ -364,84 +297,16 @@ int run_perf_offcpu(const run_script *s, const run_opts *o, const char *name)
     perf_sampler ps;
     perf_sampler_init(&ps, on_sample, oc);
     ps.keep_idle = true;              /* the idle task's switches bring tasks back */
-    double start = run_now(), deadline = o->duration > 0 ? start + o->duration : 0;
-    double next_flush = start + OFF_FLUSH, stop_at = 0;
-    bool stopping = false;
-    strbuf line = STRBUF_INIT;
-    char buf[65536];
-    for (;;) {
-        double now = run_now();
-        bool cmd_done = cmd > 0 && waitpid(cmd, NULL, WNOHANG) == cmd;
-        if (cmd_done)
-            cmd = -1;
-        bool pid_gone = o->pid && kill((pid_t)o->pid, 0) != 0 && errno == ESRCH;
-        if (!stopping && (run_stop_requested() || (deadline > 0 && now >= deadline) ||
-                          cmd_done || pid_gone)) {
-            stopping = true;
-            stop_at = now;
-            kill(rec, SIGINT);
-        } else if (stopping && now - stop_at > 10) {
-            kill(-rec, SIGKILL);
-            kill(-scr, SIGKILL);
-        }
-        if (now >= next_flush) {
-            if (perf_source_flush(&oc->src, err, sizeof err) != 0)
-                fprintf(stderr, "staprelay run: %s\n", err);
-            next_flush = now + OFF_FLUSH;
-        }
-        struct pollfd pfd = { .fd = scr_pipe[0], .events = POLLIN };
-        int r = poll(&pfd, 1, 100);
-        if (r < 0 && errno != EINTR)
-            break;
-        if (r <= 0)
-            continue;
-        ssize_t n = read(scr_pipe[0], buf, sizeof buf);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN))
-            continue;
-        if (n <= 0)
-            break;
-        /* --cmd starts once perf records (its first events arrive), so
-         * that the command's first switches are seen */
-        if (o->cmd && cmd < 0 && !oc->target && !stopping) {
-            cmd = start_command(o->cmd);
-            if (cmd < 0) {
-                fprintf(stderr, "staprelay run: cannot start %s: %s\n", o->cmd, strerror(errno));
-                stopping = true;
-                stop_at = run_now();
-                kill(rec, SIGINT);
-            }
-            oc->target = cmd;
-        }
-        pipe_lines(oc, &ps, &line, buf, (size_t)n);
-    }
-    if (line.len)
-        on_line(oc, &ps, line.buf, line.len);
-    perf_sampler_finish(&ps);
-    close(scr_pipe[0]);
-    int rst = run_stop_child(rec, SIGINT, 5);
-    run_stop_child(scr, SIGINT, 5);
-    perf_source_flush(&oc->src, err, sizeof err);
-    if (!stopping && !(WIFEXITED(rst) && WEXITSTATUS(rst) == 0)) {
-        run_show_log(logfd, "perf");
-        fprintf(stderr, "staprelay run: perf record failed\n");
-    } else {
-        rc = RUN_EXIT_OK;
-    }
+    offcpu_reader reader = { oc, &ps };
+    perf_pipe pp = { .record_argv = rargv, .script_argv = sargv, .src = &oc->src,
+                     .on_line = reader_line, .on_end = reader_end, .arg = &reader,
+                     .target = &oc->target };
+    rc = perf_pipe_run(&pp, o);
     fprintf(stderr, "staprelay run: %llu switches, %llu records published, %llu dropped, "
             "%llu tasks not tracked (table full)\n", (unsigned long long)oc->switches,
             (unsigned long long)oc->src.written, (unsigned long long)oc->src.dropped,
             (unsigned long long)oc->untracked);
-    if (oc->src.written > 0)
-        usleep(1200 * 1000);          /* the PMDA reads the last data.json */
     perf_sampler_free(&ps);
-    sb_free(&line);
-out:
-    if (cmd > 0)
-        run_stop_child(cmd, SIGTERM, 2);
-    if (logfd >= 0)
-        close(logfd);
-    if (devnull >= 0)
-        close(devnull);
     fprintf(stderr, "staprelay run: removed %s\n", oc->src.dir);
     perf_source_close(&oc->src, true);
     for (size_t i = 0; i < OFF_BUCKETS; i++)
@@ -451,7 +316,6 @@ out:
             task_free(t);
         }
     sb_free(&oc->next_comm);
-    sb_free(&parent);
     free(oc);
     return rc;
 }

@@ -80,37 +80,41 @@ static void on_sample(void *arg, const perf_sample *s)
     perf_source_add(arg, s);
 }
 
-static const char *parent_dir(const run_opts *o, char *buf, size_t len, bool *dflt)
+const char *run_perf_parent(const run_opts *o, char *buf, size_t len)
 {
-    *dflt = o->dir == NULL;
-    if (o->dir)
-        return o->dir;
-    const char *tmp = pmGetOptionalConfig("PCP_TMP_DIR");
-    snprintf(buf, len, "%s/staprelay", tmp && *tmp ? tmp : "/var/lib/pcp/tmp");
-    return buf;
+    const char *parent = o->dir;
+    if (parent == NULL) {
+        const char *tmp = pmGetOptionalConfig("PCP_TMP_DIR");
+        snprintf(buf, len, "%s/staprelay", tmp && *tmp ? tmp : "/var/lib/pcp/tmp");
+        parent = buf;
+    }
+    struct stat st;
+    if (stat(parent, &st) == 0)
+        return parent;
+    if (o->dir == NULL) {
+        fprintf(stderr, "staprelay run: %s does not exist: pmdastaprelay's Install "
+                "creates it and watches it (directory_list); install the PMDA, or "
+                "give --dir DIR naming a directory it watches\n", parent);
+        return NULL;
+    }
+    if (mkdir(parent, 0755) != 0) {
+        fprintf(stderr, "staprelay run: cannot create %s: %s\n", parent, strerror(errno));
+        return NULL;
+    }
+    return parent;
 }
 
 int run_perf(const run_script *s, const run_opts *o, const char *name)
 {
     if (strcmp(s->name, "offcpu") == 0)
         return run_perf_offcpu(s, o, name);
+    if (strcmp(s->name, "iolat") == 0)
+        return run_perf_iolat(s, o, name);
     long hz = o->hz ? o->hz : 99;
     char pbuf[4096];
-    bool dflt;
-    const char *parent = parent_dir(o, pbuf, sizeof pbuf, &dflt);
-    struct stat st;
-    if (stat(parent, &st) != 0) {
-        if (dflt) {
-            fprintf(stderr, "staprelay run: %s does not exist: pmdastaprelay's Install "
-                    "creates it and watches it (directory_list); install the PMDA, or "
-                    "give --dir DIR naming a directory it watches\n", parent);
-            return RUN_EXIT_FAILED;
-        }
-        if (mkdir(parent, 0755) != 0) {
-            fprintf(stderr, "staprelay run: cannot create %s: %s\n", parent, strerror(errno));
-            return RUN_EXIT_FAILED;
-        }
-    }
+    const char *parent = run_perf_parent(o, pbuf, sizeof pbuf);
+    if (parent == NULL)
+        return RUN_EXIT_FAILED;
     FILE *save = NULL;
     if (o->save && (save = fopen(o->save, "w")) == NULL) {
         fprintf(stderr, "staprelay run: --save %s: %s\n", o->save, strerror(errno));
