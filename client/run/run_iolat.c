@@ -8,17 +8,11 @@
  * completions raised on another CPU than the issue (perf stat counts all
  * of them, `perf record` kept 1 to 96 of 100; tracefs all 100).
  *
- * As in stap/iolat.stp: the time from a request's issue to its completion,
- * per disk and direction (read, write, other), in log2 histograms in
- * nanoseconds, with requests, bytes and errors; requests issued before
- * the run are not counted.  A request is known by its device and first
- * sector (what both events print); the disk's name is the kernel's
- * (/sys/dev/block/MAJ:MIN/uevent DEVNAME), the direction is the rwbs
- * flags' R or W.  Published with iolat.stp's metric names and layout as
- * PARENT/NAME/{metadata.json,data.json} through perf_source; like the
- * script, a new disk:direction registers its histogram (metadata.json
- * grows), at most IOLAT_MAX_KEYS of them (further ones count under
- * "other:DIR"). */
+ * What the events add up to is iolat_trace's (iolat.stp's metrics and
+ * layout); this file owns the tracefs instance and publishes the result as
+ * PARENT/NAME/{metadata.json,data.json} through perf_source, metadata.json
+ * again whenever a new disk:direction adds a histogram, as the script's
+ * metadata grows.  Requests issued before the run are not counted. */
 #include "client/run/run.h"
 
 #include <errno.h>
@@ -29,348 +23,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "client/run/iolat_trace.h"
 #include "client/run/perf_pipe.h"
 #include "client/run/perf_source.h"
-#include "client/util/utf8.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-
-#define IOLAT_MAX_KEYS     256        /* iolat.stp's max_keys default */
-#define IOLAT_BUCKETS      4096
-#define IOLAT_MAX_INFLIGHT 65536      /* requests issued, not completed */
-#define IOLAT_STALE_NS     (30LL * 1000000000LL)   /* never completed */
-
-typedef struct inflight {
-    unsigned dev;
-    unsigned long long sector;
-    int64_t ts;
-    struct inflight *next;
-} inflight;
-
-typedef struct io_key {            /* one "disk:dir" row */
-    char *id;
-    char *hist_name;               /* latency_<id>, unique */
-    uint64_t requests, bytes, errors, time, max;
-    uint64_t hist[65];
-} io_key;
-
-typedef struct disk_name {
-    unsigned dev;
-    char *name;
-    struct disk_name *next;
-} disk_name;
-
-typedef struct iolat {
-    perf_source src;
-    inflight *table[IOLAT_BUCKETS];
-    size_t ninflight;
-    io_key *keys;
-    size_t nkeys, cap;
-    disk_name *disks;
-    uint64_t requests, errors, hist[65];
-    uint64_t untracked, unparsed, lost;
-    bool meta_changed;
-} iolat;
-
-/* ---- metadata.json --------------------------------------------------------- */
-
-static const char meta_head[] =
-    "{\n"
-    "  \"metrics\": [\n"
-    "    {\"name\": \"omitted\", \"pointer\": \"/omitted\", \"type\": \"integer\", "
-    "\"semantics\": \"instant\", \"units\": \"count\", \"description\": \"always 0 (the "
-    "perf backend leaves nothing out)\"},\n"
-    "    {\"name\": \"requests\", \"pointer\": \"/requests\", \"type\": \"integer\", "
-    "\"semantics\": \"counter\", \"units\": \"count\", \"description\": \"block requests completed\"},\n"
-    "    {\"name\": \"errors\", \"pointer\": \"/errors\", \"type\": \"integer\", "
-    "\"semantics\": \"counter\", \"units\": \"count\", \"description\": \"block requests "
-    "completed with an error\"},\n"
-    "    {\"name\": \"latency\", \"pointer\": \"/latency\", \"type\": \"histogram\", "
-    "\"units\": \"nanosec\", \"description\": \"block request latency, all devices\"},\n"
-    "    {\"name\": \"devices\", \"pointer\": \"/devices\", \"type\": \"array\", "
-    "\"description\": \"per disk and direction (disk:read|write|other)\", \"index\": \"/__id\",\n"
-    "     \"metrics\": [\n"
-    "       {\"name\": \"requests\", \"pointer\": \"/requests\", \"type\": \"integer\", \"semantics\": \"counter\", \"units\": \"count\", \"description\": \"requests completed\"},\n"
-    "       {\"name\": \"bytes\", \"pointer\": \"/bytes\", \"type\": \"integer\", \"semantics\": \"counter\", \"units\": \"byte\", \"description\": \"bytes completed\"},\n"
-    "       {\"name\": \"errors\", \"pointer\": \"/errors\", \"type\": \"integer\", \"semantics\": \"counter\", \"units\": \"count\", \"description\": \"requests completed with an error\"},\n"
-    "       {\"name\": \"time\", \"pointer\": \"/time\", \"type\": \"integer\", \"semantics\": \"counter\", \"units\": \"nanosec\", \"description\": \"total request time\"},\n"
-    "       {\"name\": \"max\", \"pointer\": \"/max\", \"type\": \"integer\", \"semantics\": \"instant\", \"units\": \"nanosec\", \"description\": \"longest request\"}\n"
-    "     ]}";
-
-static char *iolat_metadata(const iolat *io)
-{
-    strbuf sb = STRBUF_INIT;
-    sb_adds(&sb, meta_head);
-    for (size_t i = 0; i < io->nkeys; i++) {
-        sb_printf(&sb, ",\n    {\"name\": \"%s\", \"pointer\": \"/%s\", \"type\": \"histogram\", "
-                  "\"units\": \"nanosec\", \"description\": \"block request latency of ",
-                  io->keys[i].hist_name, io->keys[i].hist_name);
-        json_escape(&sb, io->keys[i].id, strlen(io->keys[i].id));
-        sb_adds(&sb, "\"}");
-    }
-    sb_adds(&sb, "\n  ]\n}\n");
-    return sb_steal(&sb);
-}
-
-/* ---- disks and keys -------------------------------------------------------- */
-
-/* The kernel's name of block device MAJ:MIN (its uevent's DEVNAME), or
- * "MAJ,MIN" when sysfs does not say. */
-static const char *disk_of(iolat *io, unsigned dev, unsigned maj, unsigned min)
-{
-    for (disk_name *d = io->disks; d; d = d->next)
-        if (d->dev == dev)
-            return d->name;
-    char path[64], line[256], name[256] = "";
-    snprintf(path, sizeof path, "/sys/dev/block/%u:%u/uevent", maj, min);
-    FILE *f = fopen(path, "re");
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "DEVNAME=", 8) == 0) {
-            snprintf(name, sizeof name, "%.*s", (int)strcspn(line + 8, "\n"), line + 8);
-            break;
-        }
-    if (f)
-        fclose(f);
-    if (name[0] == '\0')
-        snprintf(name, sizeof name, "%u,%u", maj, min);
-    disk_name *d = xmalloc(sizeof *d);
-    d->dev = dev;
-    d->name = xstrdup(name);
-    d->next = io->disks;
-    io->disks = d;
-    return d->name;
-}
-
-/* iolat.stp's histogram name for a key: latency_ + the key with every
- * byte other than [A-Za-z0-9_] made '_' (staprelay_sanitize_name), with
- * _2, _3... on a clash (staprelay_unique_name). */
-static char *hist_name_for(const iolat *io, const char *id)
-{
-    strbuf base = STRBUF_INIT;
-    sb_adds(&base, "latency_");
-    for (const char *p = id; *p; p++) {
-        char c = *p;
-        bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                    (c >= '0' && c <= '9') || c == '_';
-        sb_addc(&base, keep ? c : '_');
-    }
-    strbuf name = STRBUF_INIT;
-    sb_adds(&name, base.buf);
-    for (int n = 2;; n++) {
-        bool taken = false;
-        for (size_t i = 0; i < io->nkeys && !taken; i++)
-            taken = strcmp(io->keys[i].hist_name, name.buf) == 0;
-        if (!taken)
-            break;
-        sb_reset(&name);
-        sb_printf(&name, "%s_%d", base.buf, n);
-    }
-    sb_free(&base);
-    return sb_steal(&name);
-}
-
-static io_key *key_of(iolat *io, const char *disk, const char *dir)
-{
-    strbuf id = STRBUF_INIT;
-    sb_printf(&id, "%s:%s", disk, dir);
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < io->nkeys; i++)
-            if (strcmp(io->keys[i].id, id.buf) == 0) {
-                sb_free(&id);
-                return &io->keys[i];
-            }
-        if (io->nkeys < IOLAT_MAX_KEYS)
-            break;
-        /* beyond the limit, new disks share "other:DIR" */
-        sb_reset(&id);
-        sb_printf(&id, "other:%s", dir);
-    }
-    if (io->nkeys == io->cap) {
-        io->cap = io->cap ? io->cap * 2 : 8;
-        io->keys = xrealloc(io->keys, io->cap * sizeof *io->keys);
-    }
-    io_key *k = &io->keys[io->nkeys];
-    memset(k, 0, sizeof *k);
-    k->hist_name = hist_name_for(io, id.buf);
-    k->id = sb_steal(&id);
-    io->nkeys++;
-    io->meta_changed = true;
-    return k;
-}
-
-/* ---- requests ------------------------------------------------------------- */
-
-static inflight **slot(iolat *io, unsigned dev, unsigned long long sector)
-{
-    unsigned long long h = (sector * 0x9e3779b97f4a7c15ULL) ^ dev;
-    inflight **p = &io->table[(h >> 20) % IOLAT_BUCKETS];
-    while (*p && !((*p)->dev == dev && (*p)->sector == sector))
-        p = &(*p)->next;
-    return p;
-}
-
-/* Forget requests issued long before now that never completed (a full
- * table must not stop new requests from being timed for good). */
-static void expire(iolat *io, int64_t now)
-{
-    for (size_t b = 0; b < IOLAT_BUCKETS; b++)
-        for (inflight **p = &io->table[b]; *p;) {
-            if (now - (*p)->ts > IOLAT_STALE_NS) {
-                inflight *gone = *p;
-                *p = gone->next;
-                free(gone);
-                io->ninflight--;
-            } else {
-                p = &(*p)->next;
-            }
-        }
-}
-
-static void on_issue(iolat *io, unsigned dev, unsigned long long sector, int64_t ts)
-{
-    inflight **p = slot(io, dev, sector);
-    if (*p == NULL) {
-        if (io->ninflight >= IOLAT_MAX_INFLIGHT) {
-            expire(io, ts);
-            p = slot(io, dev, sector);
-        }
-        if (io->ninflight >= IOLAT_MAX_INFLIGHT) {
-            io->untracked++;
-            return;
-        }
-        *p = xmalloc(sizeof **p);
-        (*p)->dev = dev;
-        (*p)->sector = sector;
-        (*p)->next = NULL;
-        io->ninflight++;
-    }
-    (*p)->ts = ts;
-}
-
-static void on_complete(iolat *io, unsigned dev, unsigned maj, unsigned min,
-                        unsigned long long sector, unsigned nr_sector, const char *rwbs,
-                        int error, int64_t ts)
-{
-    inflight **p = slot(io, dev, sector);
-    inflight *r = *p;
-    if (r == NULL)
-        return;                      /* issued before the run */
-    *p = r->next;
-    io->ninflight--;
-    int64_t d = ts - r->ts;
-    free(r);
-    if (d < 0)
-        return;
-    const char *dir = strchr(rwbs, 'R') ? "read" : strchr(rwbs, 'W') ? "write" : "other";
-    io_key *k = key_of(io, disk_of(io, dev, maj, min), dir);
-    k->requests++;
-    k->bytes += (uint64_t)nr_sector * 512;
-    k->time += (uint64_t)d;
-    if ((uint64_t)d > k->max)
-        k->max = (uint64_t)d;
-    perf_source_hist_add(k->hist, (uint64_t)d);
-    perf_source_hist_add(io->hist, (uint64_t)d);
-    io->requests++;
-    if (error) {
-        k->errors++;
-        io->errors++;
-    }
-    io->src.dirty = true;
-}
-
-/* The time of a trace line, "SEC.FRACTION" before ": EVENT: ", in ns. */
-static bool line_time(const char *line, const char *event_at, int64_t *ts)
-{
-    const char *end = event_at;              /* at ": EVENT: " */
-    const char *p = end;
-    while (p > line && p[-1] != ' ')
-        p--;
-    const char *dot = memchr(p, '.', (size_t)(end - p));
-    if (dot == NULL || dot == p)
-        return false;
-    int64_t sec = 0, frac = 0, scale = 1000000000;
-    for (const char *q = p; q < dot; q++) {
-        if (*q < '0' || *q > '9')
-            return false;
-        sec = sec * 10 + (*q - '0');
-    }
-    for (const char *q = dot + 1; q < end; q++) {
-        if (*q < '0' || *q > '9')
-            return false;
-        if (scale > 1) {
-            scale /= 10;
-            frac += (*q - '0') * scale;
-        }
-    }
-    *ts = sec * 1000000000LL + frac;
-    return true;
-}
-
-/* A line of trace_pipe:
- *   COMM-PID [CPU] FLAGS SEC.USEC: block_rq_issue: MAJ,MIN RWBS BYTES (CMD) SECTOR + NR ...
- *   COMM-PID [CPU] FLAGS SEC.USEC: block_rq_complete: MAJ,MIN RWBS (CMD) SECTOR + NR ... [ERROR]
- * (kernels differ in what follows NR: 6.1 prints the comm or error at
- * once, later ones an I/O priority first).  CMD may hold blanks: the
- * sector is what follows its closing ") ". */
-static bool parse_line(iolat *io, const char *s)
-{
-    const char *at = strstr(s, ": block_rq_issue: ");
-    bool issue = at != NULL;
-    if (at == NULL)
-        at = strstr(s, ": block_rq_complete: ");
-    int64_t ts;
-    if (at == NULL || !line_time(s, at, &ts))
-        return false;
-    const char *f = strchr(at + 2, ' ') + 1;     /* after "EVENT: " */
-    unsigned maj, min;
-    char rwbs[16];
-    if (sscanf(f, "%u,%u %15s", &maj, &min, rwbs) != 3)
-        return false;
-    const char *cmd = strstr(f, " (");
-    const char *close = cmd ? strstr(cmd, ") ") : NULL;
-    unsigned long long sector;
-    unsigned nr;
-    if (close == NULL || sscanf(close + 2, "%llu + %u", &sector, &nr) != 2)
-        return false;
-    unsigned dev = (maj << 20) | min;
-    if (issue) {
-        on_issue(io, dev, sector, ts);
-    } else {
-        const char *br = strrchr(close, '[');
-        int error = br ? atoi(br + 1) : 0;
-        on_complete(io, dev, maj, min, sector, nr, rwbs, error, ts);
-    }
-    return true;
-}
-
-/* ---- data.json ------------------------------------------------------------ */
-
-static char *iolat_data(const perf_source *src, void *arg)
-{
-    (void)src;
-    const iolat *io = arg;
-    strbuf sb = STRBUF_INIT;
-    sb_printf(&sb, "{\n  \"requests\": %llu,\n  \"errors\": %llu,\n  \"latency\": ",
-              (unsigned long long)io->requests, (unsigned long long)io->errors);
-    perf_source_hist_log(&sb, io->hist);
-    sb_adds(&sb, ",\n  \"devices\": [");
-    for (size_t i = 0; i < io->nkeys; i++) {
-        const io_key *k = &io->keys[i];
-        sb_adds(&sb, i ? ",\n    {\"__id\": \"" : "\n    {\"__id\": \"");
-        json_escape(&sb, k->id, strlen(k->id));
-        sb_printf(&sb, "\", \"requests\": %llu, \"bytes\": %llu, \"errors\": %llu, "
-                  "\"time\": %llu, \"max\": %llu}", (unsigned long long)k->requests,
-                  (unsigned long long)k->bytes, (unsigned long long)k->errors,
-                  (unsigned long long)k->time, (unsigned long long)k->max);
-    }
-    sb_adds(&sb, io->nkeys ? "\n  ]" : "]");
-    for (size_t i = 0; i < io->nkeys; i++) {
-        sb_printf(&sb, ",\n  \"%s\": ", io->keys[i].hist_name);
-        perf_source_hist_log(&sb, io->keys[i].hist);
-    }
-    sb_adds(&sb, ",\n  \"omitted\": 0\n}\n");
-    return sb_steal(&sb);
-}
 
 /* ---- the tracefs instance ------------------------------------------------ */
 
@@ -477,49 +134,31 @@ static int trace_inst_open(trace_inst *t, const char *name, char *err, size_t er
 
 /* ---- the run ---------------------------------------------------------------- */
 
-static void reader_line(void *arg, const char *s, size_t n)
+typedef struct iolat_run {
+    perf_source src;
+    iolat_trace *trace;
+} iolat_run;
+
+static char *run_data(const perf_source *src, void *arg)
 {
-    iolat *io = arg;
-    strbuf line = STRBUF_INIT;
-    sb_add(&line, s, n);
-    const char *lost = strstr(line.buf, "[LOST ");
-    if (lost)
-        io->lost += strtoull(lost + 6, NULL, 10);
-    else if (n > 0 && !parse_line(io, line.buf))
-        io->unparsed++;
-    sb_free(&line);
-    /* a new disk:direction: its histogram joins metadata.json before
-     * the data that holds it */
-    if (io->meta_changed) {
-        char err[512];
-        char *meta = iolat_metadata(io);
-        if (perf_source_set_metadata(&io->src, meta, err, sizeof err) != 0)
-            fprintf(stderr, "staprelay run: %s\n", err);
-        free(meta);
-        io->meta_changed = false;
-    }
+    (void)src;
+    return iolat_trace_data(((iolat_run *)arg)->trace);
 }
 
-static void iolat_free(iolat *io)
+static void run_line(void *arg, const char *s, size_t n)
 {
-    for (size_t b = 0; b < IOLAT_BUCKETS; b++)
-        while (io->table[b]) {
-            inflight *r = io->table[b];
-            io->table[b] = r->next;
-            free(r);
-        }
-    for (size_t i = 0; i < io->nkeys; i++) {
-        free(io->keys[i].id);
-        free(io->keys[i].hist_name);
+    iolat_run *r = arg;
+    bool grew = iolat_trace_line(r->trace, s, n);
+    r->src.dirty = true;
+    /* a new disk:direction: its histogram joins metadata.json before the
+     * data that holds it */
+    if (grew) {
+        char err[512];
+        char *meta = iolat_trace_metadata(r->trace);
+        if (perf_source_set_metadata(&r->src, meta, err, sizeof err) != 0)
+            fprintf(stderr, "staprelay run: %s\n", err);
+        free(meta);
     }
-    free(io->keys);
-    while (io->disks) {
-        disk_name *d = io->disks;
-        io->disks = d->next;
-        free(d->name);
-        free(d);
-    }
-    free(io);
 }
 
 int run_perf_iolat(const run_script *s, const run_opts *o, const char *name)
@@ -529,39 +168,42 @@ int run_perf_iolat(const run_script *s, const run_opts *o, const char *name)
     const char *parent = run_perf_parent(o, pbuf, sizeof pbuf);
     if (parent == NULL)
         return RUN_EXIT_FAILED;
-    iolat *io = xmalloc(sizeof *io);
-    memset(io, 0, sizeof *io);
+    iolat_run r;
+    memset(&r, 0, sizeof r);
+    r.trace = iolat_trace_new("");
     char err[1024];
-    char *meta = iolat_metadata(io);
-    int opened = perf_source_open_as(&io->src, parent, name, 0, o->replay, meta, iolat_data,
-                                     io, err, sizeof err);
+    char *meta = iolat_trace_metadata(r.trace);
+    int opened = perf_source_open_as(&r.src, parent, name, 0, o->replay, meta, run_data, &r,
+                                     err, sizeof err);
     free(meta);
     if (opened != 0) {
         fprintf(stderr, "staprelay run: %s\n", err);
-        iolat_free(io);
+        iolat_trace_free(r.trace);
         return RUN_EXIT_FAILED;
     }
     trace_inst t;
     if (trace_inst_open(&t, name, err, sizeof err) != 0) {
         fprintf(stderr, "staprelay run: %s\n", err);
-        perf_source_close(&io->src, true);
-        iolat_free(io);
+        perf_source_close(&r.src, true);
+        iolat_trace_free(r.trace);
         return RUN_EXIT_FAILED;
     }
     fprintf(stderr, "staprelay run: block:block_rq_issue and block:block_rq_complete from the "
             "trace instance %s: every disk; files in %s\nstaprelay run: metrics: pminfo -f "
-            "staprelay.%s\n", t.dir, io->src.dir, name);
-    perf_pipe pp = { .fd = t.fd, .src = &io->src, .on_line = reader_line, .arg = io };
+            "staprelay.%s\n", t.dir, r.src.dir, name);
+    perf_pipe pp = { .fd = t.fd, .src = &r.src, .on_line = run_line, .arg = &r };
     int rc = perf_pipe_run(&pp, o);
     trace_inst_close(&t);
+    iolat_counts c;
+    iolat_trace_counts(r.trace, &c);
     fprintf(stderr, "staprelay run: %llu requests timed on %zu disk:direction rows, %llu "
             "errors, %llu not tracked (table full), %llu events lost by the trace buffer, "
             "%llu lines not understood\n",
-            (unsigned long long)io->requests, io->nkeys, (unsigned long long)io->errors,
-            (unsigned long long)io->untracked, (unsigned long long)io->lost,
-            (unsigned long long)io->unparsed);
-    fprintf(stderr, "staprelay run: removed %s\n", io->src.dir);
-    perf_source_close(&io->src, true);
-    iolat_free(io);
+            (unsigned long long)c.requests, c.rows, (unsigned long long)c.errors,
+            (unsigned long long)c.untracked, (unsigned long long)c.lost,
+            (unsigned long long)c.unparsed);
+    fprintf(stderr, "staprelay run: removed %s\n", r.src.dir);
+    perf_source_close(&r.src, true);
+    iolat_trace_free(r.trace);
     return rc;
 }
