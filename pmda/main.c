@@ -48,7 +48,14 @@ static void on_namespace_changed(void *arg)
 
 static void on_data_changed(void *arg)
 {
-    values_sync_indoms(arg);
+    pmda_ctx *ctx = arg;
+    values_sync_indoms(ctx);
+    /* a run whose source took over the directory of the run before it
+     * (same prefix, gone and back between two polls: qa 551 on a loaded
+     * machine) changes no names; its event metrics are noted as its data
+     * comes, or it would end "done but published no event metric" */
+    if (ctx->runs != NULL)
+        runs_note_sources(ctx->runs);
 }
 
 static void on_pmcd(struct ev_loop *loop, ev_io *w, int revents)

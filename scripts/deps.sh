@@ -16,7 +16,7 @@ valgrind chromium systemtap linux-headers-amd64 python3-jsonschema python3-six \
 libfuse3-dev fuse3 clang libclang-rt-14-dev strace linux-perf curl \
 protobuf-c-compiler libprotobuf-c-dev zlib1g-dev libdw-dev golang-go graphviz \
 libcurl4-openssl-dev redis-server iproute2 \
-qemu-system-x86 busybox-static}"
+qemu-system-x86 busybox-static cpio}"
 
 # The kernel qa/vm/ boots: Debian's image of the newest installed
 # linux-headers-*-amd64 (stap builds the VM's modules against those
