@@ -104,9 +104,9 @@ static int trace_inst_open(trace_inst *t, const char *name, char *err, size_t er
         return -1;
     }
     t->dir = sb_steal(&d);
-    /* a bigger per-CPU buffer than the default for bursts of I/O
-     * (best effort: the default works too) */
-    write_file(t->dir, "buffer_size_kb", "4096");
+    /* the instance's buffer is the kernel's default size per CPU (a
+     * bigger one costs every CPU of a large machine as much again); it is
+     * read continuously, and what it loses is counted ([LOST N EVENTS]) */
     if (write_file(t->dir, "trace_clock", "mono") != 0) {
         snprintf(err, errlen, "%s/trace_clock: %s", t->dir, strerror(errno));
         trace_inst_close(t);
