@@ -135,12 +135,13 @@ START_TEST(lost_and_not_understood)
     feed(t, "x-1 [000] ..... 5.0: block_rq_issue: 254,0");                 /* cut short */
     feed(t, "x-1 [000] ..... 5.0: block_rq_issue: 254,0 R 4096 (no close 7 + 8 [x]");
     feed(t, "x-1 [000] ..... five: block_rq_issue: 254,0 R 4096 () 7 + 8 [x]");
+    feed(t, "x-1 [000] ..... 99999999999999999999.0: block_rq_issue: 254,0 R 4096 () 7 + 8 [x]");
     feed(t, "x-1 [000] ..... 5.0: sched_switch: prev_comm=x");
     feed(t, "");                                                             /* nothing */
     iolat_counts c;
     iolat_trace_counts(t, &c);
     ck_assert_uint_eq(c.lost, 15);
-    ck_assert_uint_eq(c.unparsed, 4);
+    ck_assert_uint_eq(c.unparsed, 5);
     ck_assert_uint_eq(c.requests, 0);
     json_t *d = data_of(t);
     ck_assert_uint_eq(json_array_size(json_object_get(d, "devices")), 0);

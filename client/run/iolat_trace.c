@@ -261,7 +261,9 @@ static bool line_time(const char *line, const char *event_at, int64_t *ts)
     while (p > line && p[-1] != ' ')
         p--;
     const char *dot = memchr(p, '.', (size_t)(end - p));
-    if (dot == NULL || dot == p)
+    /* (12 digits of seconds are 31,000 years of uptime: more is not a time
+     * and would overflow) */
+    if (dot == NULL || dot == p || dot - p > 12)
         return false;
     int64_t sec = 0, frac = 0, scale = 1000000000;
     for (const char *q = p; q < dot; q++) {
