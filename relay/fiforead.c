@@ -23,6 +23,7 @@ struct fiforead {
     size_t scanned;
     int depth;
     bool in_string, escaped, started;
+    bool bad_start;   /* something before the first '{' or '[' */
     fiforead_done_fn done;
     void *arg;
 };
@@ -50,11 +51,21 @@ static void finish(fiforead *fr, doc_status st, const char *err)
 }
 
 /* Scan new bytes; returns the length of the first complete top-level
- * JSON object or array, or 0 while it is incomplete. */
+ * JSON object or array, or 0 while it is incomplete.  Bytes other than
+ * blanks before it set bad_start: a reader that gave up mid-document
+ * leaves the rest in the pipe for the next one (the writer still had
+ * it), and that tail must not be read as a document of its own. */
 static size_t document_end(fiforead *fr)
 {
     for (; fr->scanned < fr->len; fr->scanned++) {
         char c = fr->buf[fr->scanned];
+        if (!fr->started && c != '{' && c != '[') {
+            if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+                fr->bad_start = true;
+                return 0;
+            }
+            continue;
+        }
         if (fr->in_string) {
             if (fr->escaped)
                 fr->escaped = false;
@@ -100,6 +111,14 @@ static void on_readable(struct ev_loop *loop, ev_io *w, int revents)
         if (n > 0) {
             fr->len += (size_t)n;
             size_t end = document_end(fr);
+            if (fr->bad_start) {
+                /* the read that gave up was counted; this one only retries */
+                snprintf(err, sizeof(err), "%s: what came does not begin with a JSON object or "
+                         "array (the rest of a document an earlier read gave up on?), will "
+                         "read again", fr->path);
+                finish(fr, DOC_BUSY, err);
+                return;
+            }
             if (end > 0) {
                 fr->len = end;
                 finish(fr, DOC_OK, NULL);

@@ -97,16 +97,25 @@ static void drop_snapshot(source *s)
     }
 }
 
+/* A data read in flight (a FIFO's writer, a data-exec command) was
+ * started under the metadata and state of its time: once they change, its
+ * result means nothing (and with no metadata there is nothing to read it
+ * with), so it is dropped, not applied when it comes. */
+static void cancel_data_reads(source *s)
+{
+    exec_cancel(s->job);
+    s->job = NULL;
+    fiforead_cancel(s->data_fifo);
+    s->data_fifo = NULL;
+}
+
 /* Stop every read in flight and the watch that starts new ones. */
 static void stop_reading(source *s)
 {
     stop_watch(s);
-    exec_cancel(s->job);
-    s->job = NULL;
+    cancel_data_reads(s);
     fiforead_cancel(s->meta_fifo);
     s->meta_fifo = NULL;
-    fiforead_cancel(s->data_fifo);
-    s->data_fifo = NULL;
 }
 
 void source_free(source *s)
@@ -131,6 +140,7 @@ void source_free(source *s)
 
 void source_forget_data(source *s)
 {
+    cancel_data_reads(s);
     drop_snapshot(s);
     s->data_st_valid = false;
 }
@@ -415,6 +425,7 @@ static bool same_print(const text_print *a, const text_print *b)
 
 static void install_meta(source *s, source_meta *m, text_print print)
 {
+    cancel_data_reads(s);
     drop_snapshot(s);
     free_streams(s);
     stop_watch(s);
@@ -565,22 +576,28 @@ bool source_refresh_metadata(source *s)
     bool generated = s->stap_module || generated_file(path, &st);
     /* a rejected trusted source is checked again every poll: what failed
      * may be a directory above it, which metadata.json's stat never shows */
-    if (!generated && s->meta_print.known && same_stat(&st, &s->meta_st) &&
+    if (!generated && s->meta_print.known && s->meta_st_valid && same_stat(&st, &s->meta_st) &&
         s->state != SRC_REJECTED) {
         free(path);
         return false;
     }
-    s->meta_st = st;
     char err[512];
     /* what is read is what was opened (confined for untrusted sources): a
      * link to a FIFO elsewhere is refused before it is opened */
     struct stat ost;
     int fd = open_source_file(s, path, &ost, err, sizeof(err));
+    /* Remember the identity of what was opened, not of what the path
+     * showed a moment before: a directory swapped between the two (a race
+     * an untrusted owner can run) must not leave the file's own identity
+     * recorded as read, or its metadata would never be read again.  A
+     * failed open remembers nothing, so the next poll tries again. */
+    s->meta_st_valid = fd >= 0;
     if (fd < 0) {
         doc_status ds = open_status(errno);
         free(path);
         return apply_metadata(s, ds, NULL, 0, err);
     }
+    s->meta_st = ost;
     if (S_ISFIFO(ost.st_mode)) {
         s->meta_fifo = fiforead_start_fd(s->relay->loop, fd, path,
                                          s->relay->cfg->max_document_size, fifo_timeout(s),

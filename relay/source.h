@@ -61,7 +61,8 @@ typedef struct source {
     bool ends_by_design;     /* a module or a run: kept as SRC_VANISHED when gone */
     source_meta *meta;       /* NULL when metadata is unusable */
     text_print meta_print;   /* last metadata text, for change detection */
-    struct stat meta_st;
+    struct stat meta_st;     /* identity of the metadata file last opened */
+    bool meta_st_valid;      /* false: read metadata.json again next poll */
     char *data_file;         /* resolved data path (file sources) */
     struct stat data_st;     /* identity of the file last parsed */
     bool data_st_valid;
