@@ -104,7 +104,7 @@ START_TEST(lines_of_6_1)
     feed(t, "<idle>-0 [000] ..s1. 100.000201: block_rq_complete: 254,0 WS () 1234 + 8 [0]");
     feed(t, "jbd2/sdb1-8-300 [001] d..1. 100.1: block_rq_issue: 8,16 FF 0 () 0 + 0 [jbd2/sdb1-8]");
     feed(t, "<idle>-0 [001] ..s1. 100.2: block_rq_complete: 8,16 FF () 0 + 0 [-5]");
-    /* a completion of a request issued before the run: not counted */
+    /* a completion of a request issued before the run: not timed, counted */
     feed(t, "<idle>-0 [001] ..s1. 100.3: block_rq_complete: 254,0 R () 999 + 8 [0]");
     json_t *d = data_of(t);
     ck_assert_int_eq(num(d, "requests"), 2);
@@ -118,6 +118,48 @@ START_TEST(lines_of_6_1)
     iolat_counts c;
     iolat_trace_counts(t, &c);
     ck_assert_uint_eq(c.rows, 2);
+    ck_assert_uint_eq(c.unparsed, 0);
+    ck_assert_uint_eq(c.untimed, 1);
+    iolat_trace_free(t);
+    tu_rmtree(sys);
+    free(sys);
+}
+END_TEST
+
+/* Flushes, as this machine's kernel (6.18) traced them: issued at sector
+ * 0, completed at sector -1 (all were left untimed before), two in flight
+ * at once completing oldest first; the empty second completion of a
+ * write with FUA skipped; a requeued request is timed from its last
+ * issue, as iolat.stp's issued[$rq] is. */
+START_TEST(flushes_and_requeues)
+{
+    char *sys = fake_sys();
+    iolat_trace *t = iolat_trace_new(sys);
+    feed(t, "    kworker/1:2H-25522   [001] ..... 43414.040789: block_rq_issue: 254,0 FF 0 () 0 + 0 none,0,0 [kworker/1:2H]");
+    feed(t, "    kworker/1:2H-25522   [001] ..... 43414.040800: block_rq_issue: 254,0 FF 0 () 0 + 0 none,0,0 [kworker/1:2H]");
+    feed(t, "         timeout-8295    [001] ..s.. 43414.041200: block_rq_complete: 254,0 FF () 18446744073709551615 + 0 none,0,0 [0]");
+    feed(t, "         timeout-8295    [001] ..s.. 43414.041900: block_rq_complete: 254,0 FF () 18446744073709551615 + 0 none,0,0 [0]");
+    feed(t, "   dd-1 [000] ..... 43415.000000: block_rq_issue: 254,0 W 4096 () 8 + 8 none,0,0 [dd]");
+    feed(t, "   dd-1 [000] ..... 43415.000500: block_rq_requeue: 254,0 W () 8 + 8 none,0,0 [0]");
+    feed(t, "   dd-1 [000] ..... 43415.001000: block_rq_issue: 254,0 W 4096 () 8 + 8 none,0,0 [dd]");
+    feed(t, "   <idle>-0 [000] ..s.. 43415.001100: block_rq_complete: 254,0 W () 8 + 8 none,0,0 [0]");
+    /* a write with FUA ends its flush sequence with a second, empty
+     * completion (captured here): not a request, not untimed */
+    feed(t, "<idle>-0       [001] dNs2. 43527.689788: block_rq_complete: 254,0 WS () 0 + 0 be,0,4 [0]");
+    /* nothing of it is left in flight to time a later completion */
+    feed(t, "   <idle>-0 [000] ..s.. 43416.000000: block_rq_complete: 254,0 W () 8 + 8 none,0,0 [0]");
+    json_t *d = data_of(t);
+    json_t *f = row(d, "vda:other");
+    ck_assert_int_eq(num(f, "requests"), 2);
+    ck_assert_int_eq(num(f, "time"), 411000 + 1100000);   /* the first issued, first done */
+    ck_assert_int_eq(num(f, "max"), 1100000);
+    json_t *w = row(d, "vda:write");
+    ck_assert_int_eq(num(w, "requests"), 1);
+    ck_assert_int_eq(num(w, "max"), 100000);               /* from the last issue */
+    json_decref(d);
+    iolat_counts c;
+    iolat_trace_counts(t, &c);
+    ck_assert_uint_eq(c.untimed, 1);
     ck_assert_uint_eq(c.unparsed, 0);
     iolat_trace_free(t);
     tu_rmtree(sys);
@@ -179,6 +221,7 @@ TEST_SUITE(client_iolat_trace)
     TCase *tc = tcase_create("iolat_trace");
     tcase_add_test(tc, lines_of_a_new_kernel);
     tcase_add_test(tc, lines_of_6_1);
+    tcase_add_test(tc, flushes_and_requeues);
     tcase_add_test(tc, lost_and_not_understood);
     tcase_add_test(tc, histogram_names);
     suite_add_tcase(s, tc);

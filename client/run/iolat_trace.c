@@ -43,7 +43,7 @@ struct iolat_trace {
     size_t nkeys, cap;
     disk_name *disks;
     uint64_t requests, errors, hist[65];
-    uint64_t untracked, unparsed, lost;
+    uint64_t untracked, untimed, unparsed, lost;
     bool meta_changed;
 };
 typedef struct iolat_trace iolat;
@@ -202,25 +202,40 @@ static void expire(iolat *io, int64_t now)
         }
 }
 
+/* Requests with the same key may be in flight together (flushes always
+ * share theirs, and a sector may be read ahead while it is read): each
+ * issue is kept, after those before it, and a completion takes the
+ * oldest. */
 static void on_issue(iolat *io, unsigned dev, unsigned long long sector, int64_t ts)
 {
-    inflight **p = slot(io, dev, sector);
-    if (*p == NULL) {
-        if (io->ninflight >= IOLAT_MAX_INFLIGHT) {
-            expire(io, ts);
-            p = slot(io, dev, sector);
-        }
-        if (io->ninflight >= IOLAT_MAX_INFLIGHT) {
-            io->untracked++;
-            return;
-        }
-        *p = xmalloc(sizeof **p);
-        (*p)->dev = dev;
-        (*p)->sector = sector;
-        (*p)->next = NULL;
-        io->ninflight++;
+    if (io->ninflight >= IOLAT_MAX_INFLIGHT)
+        expire(io, ts);
+    if (io->ninflight >= IOLAT_MAX_INFLIGHT) {
+        io->untracked++;
+        return;
     }
+    inflight **p = slot(io, dev, sector);
+    while (*p != NULL)
+        p = &(*p)->next;
+    *p = xmalloc(sizeof **p);
+    (*p)->dev = dev;
+    (*p)->sector = sector;
     (*p)->ts = ts;
+    (*p)->next = NULL;
+    io->ninflight++;
+}
+
+/* A request put back to be issued again: its issue so far is not its
+ * start (iolat.stp's issued[$rq] is overwritten by the next issue). */
+static void on_requeue(iolat *io, unsigned dev, unsigned long long sector)
+{
+    inflight **p = slot(io, dev, sector);
+    inflight *r = *p;
+    if (r != NULL) {
+        *p = r->next;
+        free(r);
+        io->ninflight--;
+    }
 }
 
 static void on_complete(iolat *io, unsigned dev, unsigned maj, unsigned min,
@@ -229,14 +244,18 @@ static void on_complete(iolat *io, unsigned dev, unsigned maj, unsigned min,
 {
     inflight **p = slot(io, dev, sector);
     inflight *r = *p;
-    if (r == NULL)
-        return;                      /* issued before the run */
+    if (r == NULL) {
+        io->untimed++;               /* issued before the run, or not kept */
+        return;
+    }
     *p = r->next;
     io->ninflight--;
     int64_t d = ts - r->ts;
     free(r);
-    if (d < 0)
+    if (d < 0) {
+        io->untimed++;               /* an earlier request to the same sector */
         return;
+    }
     const char *dir = strchr(rwbs, 'R') ? "read" : strchr(rwbs, 'W') ? "write" : "other";
     io_key *k = key_of(io, disk_of(io, dev, maj, min), dir);
     k->requests++;
@@ -286,13 +305,16 @@ static bool line_time(const char *line, const char *event_at, int64_t *ts)
 /* A line of trace_pipe:
  *   COMM-PID [CPU] FLAGS SEC.USEC: block_rq_issue: MAJ,MIN RWBS BYTES (CMD) SECTOR + NR ...
  *   COMM-PID [CPU] FLAGS SEC.USEC: block_rq_complete: MAJ,MIN RWBS (CMD) SECTOR + NR ... [ERROR]
+ *   COMM-PID [CPU] FLAGS SEC.USEC: block_rq_requeue: MAJ,MIN RWBS (CMD) SECTOR + NR ...
  * (kernels differ in what follows NR: 6.1 prints the comm or error at
  * once, later ones an I/O priority first).  CMD may hold blanks: the
  * sector is what follows its closing ") ". */
 static bool parse_line(iolat *io, const char *s)
 {
     const char *at = strstr(s, ": block_rq_issue: ");
-    bool issue = at != NULL;
+    bool issue = at != NULL, requeue = false;
+    if (at == NULL && (at = strstr(s, ": block_rq_requeue: ")) != NULL)
+        requeue = true;
     if (at == NULL)
         at = strstr(s, ": block_rq_complete: ");
     int64_t ts;
@@ -310,8 +332,20 @@ static bool parse_line(iolat *io, const char *s)
     if (close == NULL || sscanf(close + 2, "%llu + %u", &sector, &nr) != 2)
         return false;
     unsigned dev = (maj << 20) | min;
+    /* A flush ("FF") is issued at sector 0 and completes at sector -1:
+     * flushes are known by their device alone.  A write with a preflush
+     * or FUA completes twice: its data (at its sector), then, at the end
+     * of the flush sequence, once more with nothing left ("WS () 0 + 0");
+     * that second one is not a request (iolat.stp, keyed by the request,
+     * skips it too). */
+    if (rwbs[0] == 'F')
+        sector = ~0ULL;
+    else if (!issue && !requeue && nr == 0)
+        return true;
     if (issue) {
         on_issue(io, dev, sector, ts);
+    } else if (requeue) {
+        on_requeue(io, dev, sector);
     } else {
         const char *br = strrchr(close, '[');
         int error = br ? atoi(br + 1) : 0;
@@ -376,6 +410,7 @@ void iolat_trace_counts(const iolat_trace *io, iolat_counts *c)
     c->requests = io->requests;
     c->errors = io->errors;
     c->untracked = io->untracked;
+    c->untimed = io->untimed;
     c->lost = io->lost;
     c->unparsed = io->unparsed;
     c->rows = io->nkeys;

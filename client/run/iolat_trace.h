@@ -1,9 +1,15 @@
-/* iolat_trace: what the kernel's block_rq_issue and block_rq_complete
- * trace events add up to, in stap/iolat.stp's layout -- the accounting of
- * iolat's perf backend (run_iolat.c reads the events from tracefs).
+/* iolat_trace: what the kernel's block_rq_issue, block_rq_complete and
+ * block_rq_requeue trace events add up to, in stap/iolat.stp's layout --
+ * the accounting of iolat's perf backend (run_iolat.c reads the events
+ * from tracefs).
  *
- * A request is known by its device and first sector (what both events
- * print); issue to completion is its latency.  Rows are "disk:dir" (the
+ * A request is known by its device and first sector (what the events
+ * print), a flush (issued at sector 0, completed at sector -1) by its
+ * device alone; of requests with the same key in flight the oldest
+ * completes first, a requeued one's issue is dropped, and the empty
+ * second completion that ends a write with FUA or a preflush is skipped
+ * (iolat.stp keys by the request itself).  Issue to completion is its
+ * latency.  Rows are "disk:dir" (the
  * kernel's disk name from SYS_ROOT/sys/dev/block/MAJ:MIN/uevent, else
  * "MAJ,MIN"; dir read, write or other from the rwbs flags), each with
  * requests, bytes, errors, time, max and a log2 histogram
@@ -11,7 +17,8 @@
  * on a clash, as the tapset names them); at most 256 rows, further disks
  * count under "other:DIR".  At most 65536 requests in flight (older than
  * 30 s ones are forgotten first; beyond that a request is counted as not
- * tracked). */
+ * tracked); a completion whose issue was not seen is counted as not
+ * timed. */
 #ifndef STAPRELAY_IOLAT_TRACE_H
 #define STAPRELAY_IOLAT_TRACE_H
 
@@ -24,6 +31,8 @@ typedef struct iolat_trace iolat_trace;
 typedef struct iolat_counts {
     uint64_t requests, errors;      /* completions timed, with an error */
     uint64_t untracked;             /* issues not kept (table full) */
+    uint64_t untimed;               /* completions whose issue was not seen (issued
+                                       before the run, not kept, or forgotten) */
     uint64_t lost;                  /* events the trace buffer lost ([LOST N EVENTS]) */
     uint64_t unparsed;              /* lines not understood */
     size_t   rows;                  /* disk:dir rows */

@@ -2,7 +2,7 @@
  * load no modules (SystemTap 4.8's BPF runtime cannot read a request's
  * disk on a kernel whose build headers differ: stap/bpf/wip/README.md).
  * It reads the kernel's block:block_rq_issue and block:block_rq_complete
- * trace events from a tracefs instance of its own
+ * (and block_rq_requeue) trace events from a tracefs instance of its own
  * (TRACEFS/instances/staprelay-NAME-PID, clock mono, removed at the end),
  * not through `perf record`: on the kernels here perf's sampling loses
  * completions raised on another CPU than the issue (perf stat counts all
@@ -38,6 +38,7 @@ typedef struct trace_inst {
 
 static const char *const iolat_events[] = {
     "events/block/block_rq_issue/enable", "events/block/block_rq_complete/enable",
+    "events/block/block_rq_requeue/enable",
 };
 
 static int write_file(const char *dir, const char *name, const char *text)
@@ -197,10 +198,12 @@ int run_perf_iolat(const run_script *s, const run_opts *o, const char *name)
     iolat_counts c;
     iolat_trace_counts(r.trace, &c);
     fprintf(stderr, "staprelay run: %llu requests timed on %zu disk:direction rows, %llu "
-            "errors, %llu not tracked (table full), %llu events lost by the trace buffer, "
+            "errors, %llu not tracked (table full), %llu completions not timed (issued "
+            "before the run or not tracked), %llu events lost by the trace buffer, "
             "%llu lines not understood\n",
             (unsigned long long)c.requests, c.rows, (unsigned long long)c.errors,
-            (unsigned long long)c.untracked, (unsigned long long)c.lost,
+            (unsigned long long)c.untracked, (unsigned long long)c.untimed,
+            (unsigned long long)c.lost,
             (unsigned long long)c.unparsed);
     fprintf(stderr, "staprelay run: removed %s\n", r.src.dir);
     perf_source_close(&r.src, true);
