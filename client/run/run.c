@@ -356,9 +356,8 @@ static int scan(run_catalog *c, const char *dir, bool bpf)
                 s->opts |= keep;
         }
         free(text);
-        /* the perf backend reimplements profile.stp, offcpu.stp and iolat.stp */
-        if (strcmp(name, "profile") == 0 || strcmp(name, "offcpu") == 0 ||
-            strcmp(name, "iolat") == 0)
+        /* the perf backend reimplements some scripts (run_perf_standin) */
+        if (run_perf_standin(name) != NULL)
             s->backends |= RUN_BK_PERF;
     }
     closedir(d);
@@ -667,12 +666,10 @@ const char *run_cannot(run_backend b, const run_script *s, const run_opts *o,
         return NULL;
     case RUN_BK_BPF:
         if (s->bpf_path == NULL) {
-            if (strcmp(s->name, "iolat") == 0)
-                return "no BPF variant (SystemTap 4.8's BPF runtime reads a request's disk "
-                       "with the build headers' layout: stap/bpf/wip/README.md)";
-            if (s->backends & RUN_BK_PERF)
-                return "no BPF variant (SystemTap's BPF runtime has no backtraces)";
-            return "no BPF variant (stap/bpf/ has none for this script)";
+            const run_standin *st = run_perf_standin(s->name);
+            snprintf(tmp, len, "no BPF variant (%s)",
+                     st != NULL ? st->no_bpf : "stap/bpf/ has none for this script");
+            return tmp;
         }
         if (!e->stap || !e->stapbpf)
             return "stap/stapbpf are not installed (apt-get install systemtap)";
@@ -681,11 +678,16 @@ const char *run_cannot(run_backend b, const run_script *s, const run_opts *o,
         if (!e->root)
             return "loading BPF programs needs root (CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN)";
         return NULL;
-    case RUN_BK_PERF:
-        if (!(s->backends & RUN_BK_PERF))
-            return "perf can only stand in for profile, offcpu and iolat";
-        if (strcmp(s->name, "iolat") == 0)   /* tracefs, not perf (run_iolat.c) */
-            return e->root ? NULL : "iolat's block events come from tracefs, which needs root";
+    case RUN_BK_PERF: {
+        const run_standin *st = run_perf_standin(s->name);
+        if (st == NULL) {
+            char names[128];
+            snprintf(tmp, len, "perf can only stand in for %s",
+                     run_perf_standin_names(names, sizeof names));
+            return tmp;
+        }
+        if (st->tracefs_root != NULL)   /* tracefs, not perf */
+            return e->root ? NULL : st->tracefs_root;
         if (!e->perf)
             return e->perf_why;
         if (!e->root && !o->pid && !o->cmd && e->perf_paranoid > 0) {
@@ -700,6 +702,7 @@ const char *run_cannot(run_backend b, const run_script *s, const run_opts *o,
             return tmp;
         }
         return NULL;
+    }
     default:
         return "unknown backend";
     }

@@ -131,9 +131,24 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
                  const char *name, const run_env *e);
 int run_perf(const run_script *s, const run_opts *o, const char *name);
 /* offcpu over perf's sched_switch events (run_offcpu.c) and iolat over
- * its block_rq_issue/complete events (run_iolat.c); run_perf calls them. */
+ * the block request events of a tracefs instance (run_iolat.c); run_perf
+ * calls them. */
 int run_perf_offcpu(const run_script *s, const run_opts *o, const char *name);
 int run_perf_iolat(const run_script *s, const run_opts *o, const char *name);
+
+/* The scripts the perf backend stands in for: one table (run_perf.c),
+ * read by the catalog, run_cannot and run_perf. */
+typedef struct run_standin {
+    const char *script;
+    int (*run)(const run_script *s, const run_opts *o, const char *name);
+    const char *no_bpf;        /* why stap/bpf/ has no variant of it */
+    const char *tracefs_root;  /* non-NULL: read from tracefs, not perf,
+                                  so it needs root (this says why) */
+} run_standin;
+/* The entry for a script, or NULL when perf cannot stand in for it. */
+const run_standin *run_perf_standin(const char *script);
+/* "profile, offcpu and iolat" (buf, len): for messages. */
+const char *run_perf_standin_names(char *buf, size_t len);
 /* The directory a perf backend's source goes in: --dir (created when
  * missing), else PCP_TMP_DIR/staprelay, which pmdastaprelay's Install
  * creates and watches.  NULL, with the reason on stderr, when it cannot

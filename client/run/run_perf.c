@@ -104,12 +104,10 @@ const char *run_perf_parent(const run_opts *o, char *buf, size_t len)
     return parent;
 }
 
-int run_perf(const run_script *s, const run_opts *o, const char *name)
+/* profile.stp over perf's cpu-clock samples with call graphs */
+static int run_perf_profile(const run_script *s, const run_opts *o, const char *name)
 {
-    if (strcmp(s->name, "offcpu") == 0)
-        return run_perf_offcpu(s, o, name);
-    if (strcmp(s->name, "iolat") == 0)
-        return run_perf_iolat(s, o, name);
+    (void)s;
     long hz = o->hz ? o->hz : 99;
     char pbuf[4096];
     const char *parent = run_perf_parent(o, pbuf, sizeof pbuf);
@@ -416,4 +414,47 @@ int run_perf(const run_script *s, const run_opts *o, const char *name)
         return RUN_EXIT_FAILED;
     }
     return write_failed || !flushed ? RUN_EXIT_FAILED : RUN_EXIT_OK;
+}
+
+/* ---- the scripts perf stands in for ------------------------------------- */
+
+#define NO_BACKTRACES "SystemTap's BPF runtime has no backtraces"
+
+static const run_standin standins[] = {
+    {"profile", run_perf_profile, NO_BACKTRACES, NULL},
+    {"offcpu", run_perf_offcpu, NO_BACKTRACES, NULL},
+    {"iolat", run_perf_iolat,
+     "SystemTap 4.8's BPF runtime reads a request's disk with the build headers' layout: "
+     "stap/bpf/wip/README.md",
+     "iolat's block events come from tracefs, which needs root"},
+};
+
+const run_standin *run_perf_standin(const char *script)
+{
+    for (size_t i = 0; i < sizeof standins / sizeof standins[0]; i++)
+        if (strcmp(standins[i].script, script) == 0)
+            return &standins[i];
+    return NULL;
+}
+
+const char *run_perf_standin_names(char *buf, size_t len)
+{
+    size_t n = sizeof standins / sizeof standins[0], off = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && off < len; i++)
+        off += (size_t)snprintf(buf + off, len - off, "%s%s", standins[i].script,
+                                i + 2 == n ? " and " : i + 1 < n ? ", " : "");
+    return buf;
+}
+
+int run_perf(const run_script *s, const run_opts *o, const char *name)
+{
+    const run_standin *st = run_perf_standin(s->name);
+    if (st == NULL) {
+        char names[128];
+        fprintf(stderr, "staprelay run: perf can only stand in for %s\n",
+                run_perf_standin_names(names, sizeof names));
+        return RUN_EXIT_FAILED;
+    }
+    return st->run(s, o, name);
 }
