@@ -97,10 +97,17 @@ static void drop_snapshot(source *s)
     }
 }
 
-/* A data read in flight (a FIFO's writer, a data-exec command) was
- * started under the metadata and state of its time: once they change, its
- * result means nothing (and with no metadata there is nothing to read it
- * with), so it is dropped, not applied when it comes. */
+/* Whether the source reads data now: it has metadata and owns its
+ * prefix, and its module is loaded.  A read that finishes later (a FIFO's
+ * writer, a data-exec command) asks again before its document is
+ * applied: the source may have lost its metadata or its prefix since. */
+static bool reads_data(const source *s)
+{
+    return s->meta != NULL && s->state != SRC_DUPLICATE && s->state != SRC_REJECTED &&
+           s->state != SRC_VANISHED;
+}
+
+/* Stop the data reads in flight (their results would be dropped). */
 static void cancel_data_reads(source *s)
 {
     exec_cancel(s->job);
@@ -425,7 +432,12 @@ static bool same_print(const text_print *a, const text_print *b)
 
 static void install_meta(source *s, source_meta *m, text_print print)
 {
-    cancel_data_reads(s);
+    /* Nothing to read with: a read in flight is dropped.  New metadata
+     * keeps it: a module's metadata grows as it sees new keys (syslat's
+     * syscalls, iolat's disks), often every poll, and cancelling would
+     * leave it without values for as long as it grows. */
+    if (m == NULL)
+        cancel_data_reads(s);
     drop_snapshot(s);
     free_streams(s);
     stop_watch(s);
@@ -833,6 +845,8 @@ static void data_fifo_result(void *arg, doc_status st, const char *buf, size_t l
 {
     source *s = arg;
     s->data_fifo = NULL;
+    if (!reads_data(s))
+        return;   /* it lost its metadata or its prefix meanwhile */
     if (st == DOC_BUSY) {
         /* No writer this time; the next poll retries.  stapbpf may miss a
          * read while busy, but values older than a few polls are stale:
@@ -940,7 +954,7 @@ static void on_data_changed(struct ev_loop *loop, ev_stat *w, int revents)
      * going away, which the next discovery sees without a spurious error. */
     if (w->attr.st_nlink == 0)
         return;
-    if (s->meta != NULL && s->data_file != NULL && s->state != SRC_DUPLICATE) {
+    if (reads_data(s) && s->data_file != NULL) {
         read_file(s);
         relay_settle(s->relay);
     }
@@ -950,6 +964,8 @@ static void exec_result_apply(void *arg, exec_result *res)
 {
     source *s = arg;
     s->job = NULL;
+    if (!reads_data(s))
+        return;   /* it lost its metadata or its prefix meanwhile */
     char why[400];
     bool failed = res->timed_out || res->too_big || !WIFEXITED(res->wait_status) ||
                   WEXITSTATUS(res->wait_status) != 0;

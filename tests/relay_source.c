@@ -601,6 +601,41 @@ START_TEST(untrusted_metadata_read_again_after_a_swapped_directory)
 }
 END_TEST
 
+/* A module's metadata grows as it sees new keys (syslat's syscalls),
+ * often every poll: a FIFO read in flight then is kept and applied under
+ * the new metadata (dropping it left stapbpf's syslat without values for
+ * good: qa 070). */
+START_TEST(fifo_read_in_flight_kept_when_metadata_grows)
+{
+    fixture f;
+    fixture_init(&f, NULL);
+    tu_write(f.root, "d/metadata.json", meta1);
+    char *data = tu_join(f.root, "d/data.json");
+    ck_assert_int_eq(mkfifo(data, 0600), 0);
+    ck_assert_int_eq(chmod(data, 0644), 0);   /* the reader may be exec_user */
+    relay_poll(f.r);
+    source *s = only_source(&f);
+    ck_assert_msg(s->data_fifo != NULL, "%s", s->last_error);
+    tu_write(f.root, "d/metadata.json", "{\"prefix\": \"p\", \"metrics\": ["
+             "{\"name\": \"v\", \"pointer\": \"/v\", \"type\": \"integer\"}, "
+             "{\"name\": \"w\", \"pointer\": \"/w\", \"type\": \"integer\"}]}");
+    relay_poll(f.r);
+    ck_assert_uint_eq(s->meta->nmetrics, 2);
+    ck_assert_ptr_nonnull(s->data_fifo);
+    pid_t w = serve_existing_fifo(data, "{\"v\": 7, \"w\": 8}");
+    double end = ev_time() + 10;
+    while (s->snap == NULL && ev_time() < end)
+        ev_run(f.r->loop, EVRUN_ONCE);
+    kill(w, SIGKILL);
+    waitpid(w, NULL, 0);
+    ck_assert_msg(s->snap != NULL, "%s", s->last_error);
+    ck_assert_int_eq(s->snap->values[0][0].u.i, 7);
+    ck_assert_int_eq(s->snap->values[1][0].u.i, 8);
+    free(data);
+    fixture_done(&f);
+}
+END_TEST
+
 /* A FIFO read in flight when the metadata becomes unusable is dropped: its
  * document, arriving later, has no metadata to be read with (applying it
  * crashed the relay: make check on CI).  Usable metadata again reads the
@@ -661,6 +696,7 @@ TEST_SUITE(relay_source)
     tcase_add_test(tc, stap_module_read_error_keeps_metadata);
     tcase_add_test(tc, stap_bpf_fifo_module);
     tcase_add_test(tc, fifo_read_in_flight_dropped_with_its_metadata);
+    tcase_add_test(tc, fifo_read_in_flight_kept_when_metadata_grows);
     tcase_add_test(tc, untrusted_source_confined_to_its_directory);
     tcase_add_test(tc, untrusted_metadata_read_again_after_a_swapped_directory);
     suite_add_tcase(s, tc);
