@@ -112,11 +112,12 @@ static void on_readable(struct ev_loop *loop, ev_io *w, int revents)
             fr->len += (size_t)n;
             size_t end = document_end(fr);
             if (fr->bad_start) {
-                /* the read that gave up was counted; this one only retries */
-                snprintf(err, sizeof(err), "%s: what came does not begin with a JSON object or "
-                         "array (the rest of a document an earlier read gave up on?), will "
-                         "read again", fr->path);
-                finish(fr, DOC_BUSY, err);
+                /* an error, not a retry: a writer that never sends JSON
+                 * must be seen (a metadata pipe would otherwise wait
+                 * forever without a word) */
+                snprintf(err, sizeof(err), "%s does not begin with a JSON object or array (the "
+                         "rest of a document an earlier read gave up on?)", fr->path);
+                finish(fr, DOC_ERROR, err);
                 return;
             }
             if (end > 0) {

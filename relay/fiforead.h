@@ -16,10 +16,10 @@
 
 /* status: DOC_OK (buf/len valid, NUL-terminated, freed by the library
  * after the callback returns: the first whole JSON object or array), DOC_TOOBIG,
- * DOC_BUSY (no writer within the time-out, or what came does not begin
- * with '{' or '[' -- the rest of a document an earlier reader gave up on:
- * retry later), DOC_ERROR (a document begun but not finished in time, or a
- * read error; err says why). */
+ * DOC_BUSY (no writer within the time-out: retry later), DOC_ERROR (a
+ * document begun but not finished in time; what came does not begin with
+ * '{' or '[', as the rest of a document an earlier reader gave up on; a
+ * read error: err says why).  A tail is never read as a document. */
 typedef void (*fiforead_done_fn)(void *arg, doc_status status, const char *buf, size_t len,
                                  const char *err);
 typedef struct fiforead fiforead;

@@ -67,15 +67,15 @@ START_TEST(fiforead_first_document_only)
 END_TEST
 
 /* What an earlier reader left in the pipe (the end of a document) is not a
- * document: the read retries later, and says why. */
-START_TEST(fiforead_leftover_tail_retries)
+ * document: the read is an error that says why. */
+START_TEST(fiforead_leftover_tail_is_an_error)
 {
     struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
     outcome o = {0};
     fiforead *fr;
     int w = start_read(loop, "\"pointer\": \"/calls\", \"type\": \"integer\"}]}", 5, &o, &fr);
     run_until_called(loop, &o);
-    ck_assert_int_eq(o.st, DOC_BUSY);
+    ck_assert_int_eq(o.st, DOC_ERROR);
     ck_assert_ptr_nonnull(strstr(o.err, "does not begin with a JSON object"));
     close(w);
     ev_loop_destroy(loop);
@@ -131,7 +131,7 @@ TEST_SUITE(relay_fiforead)
     Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, fiforead_first_document_only);
-    tcase_add_test(tc, fiforead_leftover_tail_retries);
+    tcase_add_test(tc, fiforead_leftover_tail_is_an_error);
     tcase_add_test(tc, fiforead_cut_short_and_silent);
     tcase_add_test(tc, fiforead_cancel_is_silent);
     suite_add_tcase(s, tc);

@@ -601,6 +601,49 @@ START_TEST(untrusted_metadata_read_again_after_a_swapped_directory)
 }
 END_TEST
 
+/* A source "d" (meta1) whose data.json is a FIFO without a writer yet:
+ * after a poll its read waits in flight.  *data is the FIFO's path (the
+ * caller frees it). */
+static source *fifo_source_waiting(fixture *f, char **data)
+{
+    fixture_init(f, NULL);
+    tu_write(f->root, "d/metadata.json", meta1);
+    *data = tu_join(f->root, "d/data.json");
+    ck_assert_int_eq(mkfifo(*data, 0600), 0);
+    ck_assert_int_eq(chmod(*data, 0644), 0);   /* the reader may be exec_user */
+    relay_poll(f->r);
+    source *s = only_source(f);
+    ck_assert_ptr_nonnull(s->meta);
+    ck_assert_msg(s->data_fifo != NULL, "%s", s->last_error);   /* waiting for a writer */
+    return s;
+}
+
+/* A metadata.json FIFO whose writer sends something that is not JSON: a
+ * metadata error that says so, not a silent wait. */
+START_TEST(fifo_metadata_not_json_is_an_error)
+{
+    fixture f;
+    fixture_init(&f, NULL);
+    tu_write(f.root, "d/x", "");
+    char *meta = tu_join(f.root, "d/metadata.json");
+    pid_t w = serve_fifo(meta, "hello, not JSON");
+    ck_assert_int_eq(chmod(meta, 0644), 0);   /* the reader may be exec_user */
+    relay_poll(f.r);
+    source *s = only_source(&f);
+    double end = ev_time() + 10;
+    while (s->stats.metadata_errors == 0 && ev_time() < end)
+        ev_run(f.r->loop, EVRUN_ONCE);
+    kill(w, SIGKILL);
+    waitpid(w, NULL, 0);
+    ck_assert_ptr_null(s->meta);
+    ck_assert_int_eq(s->state, SRC_BAD_METADATA);
+    ck_assert_msg(strstr(s->last_error, "does not begin with a JSON object") != NULL, "%s",
+                  s->last_error);
+    free(meta);
+    fixture_done(&f);
+}
+END_TEST
+
 /* A module's metadata grows as it sees new keys (syslat's syscalls),
  * often every poll: a FIFO read in flight then is kept and applied under
  * the new metadata (dropping it left stapbpf's syslat without values for
@@ -608,14 +651,8 @@ END_TEST
 START_TEST(fifo_read_in_flight_kept_when_metadata_grows)
 {
     fixture f;
-    fixture_init(&f, NULL);
-    tu_write(f.root, "d/metadata.json", meta1);
-    char *data = tu_join(f.root, "d/data.json");
-    ck_assert_int_eq(mkfifo(data, 0600), 0);
-    ck_assert_int_eq(chmod(data, 0644), 0);   /* the reader may be exec_user */
-    relay_poll(f.r);
-    source *s = only_source(&f);
-    ck_assert_msg(s->data_fifo != NULL, "%s", s->last_error);
+    char *data;
+    source *s = fifo_source_waiting(&f, &data);
     tu_write(f.root, "d/metadata.json", "{\"prefix\": \"p\", \"metrics\": ["
              "{\"name\": \"v\", \"pointer\": \"/v\", \"type\": \"integer\"}, "
              "{\"name\": \"w\", \"pointer\": \"/w\", \"type\": \"integer\"}]}");
@@ -643,15 +680,8 @@ END_TEST
 START_TEST(fifo_read_in_flight_dropped_with_its_metadata)
 {
     fixture f;
-    fixture_init(&f, NULL);
-    tu_write(f.root, "d/metadata.json", meta1);
-    char *data = tu_join(f.root, "d/data.json");
-    ck_assert_int_eq(mkfifo(data, 0600), 0);
-    ck_assert_int_eq(chmod(data, 0644), 0);   /* the reader may be exec_user */
-    relay_poll(f.r);
-    source *s = only_source(&f);
-    ck_assert_ptr_nonnull(s->meta);
-    ck_assert_msg(s->data_fifo != NULL, "%s", s->last_error);   /* waiting for a writer */
+    char *data;
+    source *s = fifo_source_waiting(&f, &data);
     tu_write(f.root, "d/metadata.json", "{\"metrics\": ");
     relay_poll(f.r);
     ck_assert_ptr_null(s->meta);
@@ -697,6 +727,7 @@ TEST_SUITE(relay_source)
     tcase_add_test(tc, stap_bpf_fifo_module);
     tcase_add_test(tc, fifo_read_in_flight_dropped_with_its_metadata);
     tcase_add_test(tc, fifo_read_in_flight_kept_when_metadata_grows);
+    tcase_add_test(tc, fifo_metadata_not_json_is_an_error);
     tcase_add_test(tc, untrusted_source_confined_to_its_directory);
     tcase_add_test(tc, untrusted_metadata_read_again_after_a_swapped_directory);
     suite_add_tcase(s, tc);
