@@ -167,6 +167,35 @@ START_TEST(flushes_and_requeues)
 }
 END_TEST
 
+/* Events lost: a request in flight may have lost its completion, and
+ * oldest-first pairing would time the next request of its key (every
+ * later flush) from it.  Pairing starts again after [LOST]. */
+START_TEST(pairing_restarts_after_lost_events)
+{
+    char *sys = fake_sys();
+    iolat_trace *t = iolat_trace_new(sys);
+    feed(t, "kworker/1:2H-1 [001] ..... 10.000000: block_rq_issue: 254,0 FF 0 () 0 + 0 none,0,0 [k]");
+    feed(t, "CPU:1 [LOST 1 EVENTS]");    /* its completion, say */
+    feed(t, "kworker/1:2H-1 [001] ..... 20.000000: block_rq_issue: 254,0 FF 0 () 0 + 0 none,0,0 [k]");
+    feed(t, "<idle>-0 [001] ..s.. 20.000300: block_rq_complete: 254,0 FF () 18446744073709551615 + 0 none,0,0 [0]");
+    feed(t, "dd-2 [000] ..... 21.000000: block_rq_issue: 254,0 R 4096 () 64 + 8 none,0,0 [dd]");
+    feed(t, "CPU:0 [LOST 2 EVENTS]");
+    feed(t, "<idle>-0 [000] ..s.. 21.000100: block_rq_complete: 254,0 R () 64 + 8 none,0,0 [0]");
+    json_t *d = data_of(t);
+    ck_assert_int_eq(num(row(d, "vda:other"), "requests"), 1);
+    ck_assert_int_eq(num(row(d, "vda:other"), "max"), 300000);   /* not 10 s */
+    ck_assert_int_eq(num(d, "requests"), 1);
+    json_decref(d);
+    iolat_counts c;
+    iolat_trace_counts(t, &c);
+    ck_assert_uint_eq(c.lost, 3);
+    ck_assert_uint_eq(c.untimed, 1);    /* the read issued before the second loss */
+    iolat_trace_free(t);
+    tu_rmtree(sys);
+    free(sys);
+}
+END_TEST
+
 /* What trace_pipe says when its buffer overran, and lines that are not
  * the two events, are counted, never guessed at. */
 START_TEST(lost_and_not_understood)
@@ -222,6 +251,7 @@ TEST_SUITE(client_iolat_trace)
     tcase_add_test(tc, lines_of_a_new_kernel);
     tcase_add_test(tc, lines_of_6_1);
     tcase_add_test(tc, flushes_and_requeues);
+    tcase_add_test(tc, pairing_restarts_after_lost_events);
     tcase_add_test(tc, lost_and_not_understood);
     tcase_add_test(tc, histogram_names);
     suite_add_tcase(s, tc);

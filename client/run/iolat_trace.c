@@ -185,13 +185,14 @@ static inflight **slot(iolat *io, unsigned dev, unsigned long long sector)
     return p;
 }
 
-/* Forget requests issued long before now that never completed (a full
- * table must not stop new requests from being timed for good). */
-static void expire(iolat *io, int64_t now)
+/* Forget the requests in flight issued before CUTOFF (ns): long ago ones
+ * that never completed, so that a full table does not stop new requests
+ * from being timed for good; or all of them. */
+static void forget_issued_before(iolat *io, int64_t cutoff)
 {
     for (size_t b = 0; b < IOLAT_BUCKETS; b++)
         for (inflight **p = &io->table[b]; *p;) {
-            if (now - (*p)->ts > IOLAT_STALE_NS) {
+            if ((*p)->ts < cutoff) {
                 inflight *gone = *p;
                 *p = gone->next;
                 free(gone);
@@ -209,7 +210,7 @@ static void expire(iolat *io, int64_t now)
 static void on_issue(iolat *io, unsigned dev, unsigned long long sector, int64_t ts)
 {
     if (io->ninflight >= IOLAT_MAX_INFLIGHT)
-        expire(io, ts);
+        forget_issued_before(io, ts - IOLAT_STALE_NS);
     if (io->ninflight >= IOLAT_MAX_INFLIGHT) {
         io->untracked++;
         return;
@@ -395,9 +396,14 @@ bool iolat_trace_line(iolat_trace *io, const char *s, size_t n)
     strbuf line = STRBUF_INIT;
     sb_add(&line, s, n);
     const char *lost = strstr(line.buf ? line.buf : "", "[LOST ");
-    if (lost)
+    if (lost) {
         io->lost += strtoull(lost + 6, NULL, 10);
-    else if (n > 0 && !parse_line(io, line.buf))
+        /* Any completion may be among the lost: a request still in flight
+         * would take a later one of its key (oldest first), and every
+         * flush after it would be timed from the one before.  Pairing
+         * starts again; what completes of the forgotten counts untimed. */
+        forget_issued_before(io, INT64_MAX);
+    } else if (n > 0 && !parse_line(io, line.buf))
         io->unparsed++;
     sb_free(&line);
     bool changed = io->meta_changed;
@@ -420,12 +426,7 @@ void iolat_trace_free(iolat_trace *io)
 {
     if (io == NULL)
         return;
-    for (size_t b = 0; b < IOLAT_BUCKETS; b++)
-        while (io->table[b]) {
-            inflight *r = io->table[b];
-            io->table[b] = r->next;
-            free(r);
-        }
+    forget_issued_before(io, INT64_MAX);
     for (size_t i = 0; i < io->nkeys; i++) {
         free(io->keys[i].id);
         free(io->keys[i].hist_name);

@@ -17,8 +17,8 @@
  * on a clash, as the tapset names them); at most 256 rows, further disks
  * count under "other:DIR".  At most 65536 requests in flight (older than
  * 30 s ones are forgotten first; beyond that a request is counted as not
- * tracked); a completion whose issue was not seen is counted as not
- * timed. */
+ * tracked; after events were lost, pairing starts again); a completion
+ * whose issue was not seen is counted as not timed. */
 #ifndef STAPRELAY_IOLAT_TRACE_H
 #define STAPRELAY_IOLAT_TRACE_H
 
