@@ -114,10 +114,15 @@ NOINLINE static int sr_block_main(double secs)
         return 1;
     pid_t child = fork();
     if (child == 0) {
-        /* the writer: one byte every 3 ms */
+        /* the writer: one byte every 6 ms.  That is slower than the
+         * reader's loop without the read (2-3 ms of sleep), so every read
+         * finds the pipe empty and blocks for 3-4 ms, above offcpu.stp's
+         * 1 ms threshold: both waits are recorded, about as often.  (A
+         * writer faster than the reader filled the pipe ahead of it, and
+         * almost no read blocked.) */
         close(p[0]);
         for (;;) {
-            sr_wait_sleep(3000);
+            sr_wait_sleep(6000);
             if (write(p[1], "x", 1) != 1)
                 _exit(0);
         }
@@ -126,7 +131,7 @@ NOINLINE static int sr_block_main(double secs)
     double end = now() + secs;
     unsigned long sleeps = 0, reads = 0;
     while (now() < end) {
-        sr_wait_sleep(2000 + (long)(sleeps % 5) * 1000);
+        sr_wait_sleep(2000 + (long)(sleeps % 3) * 500);
         sleeps++;
         if (sr_wait_pipe(p[0]) == 1)
             reads++;
