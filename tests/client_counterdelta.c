@@ -82,11 +82,65 @@ START_TEST(delta_rules)
 }
 END_TEST
 
+static void count_incs(void *arg, const char *name, uint64_t inc,
+                       int64_t prev, int64_t now)
+{
+    uint64_t *sum = arg;
+    (void)name, (void)prev, (void)now;
+    sum[0]++;
+    sum[1] += inc;
+}
+
+/* Many names keep their own previous values across sets (each name is
+ * looked up, not taken by position); a name twice in one set is measured
+ * against the previous set both times and keeps its last value; a reset
+ * makes the next set a baseline again. */
+START_TEST(names_sets_and_reset)
+{
+    counterdelta *cd = counterdelta_new(false);
+    char name[32];
+    uint64_t sum[2] = { 0, 0 };
+    for (int round = 0; round < 3; round++) {
+        counterdelta_begin(cd, round);
+        for (int i = 0; i < 300; i++) {
+            int k = round == 1 ? 299 - i : i;          /* another order */
+            snprintf(name, sizeof name, "stack-%d", k);
+            counterdelta_value(cd, name, (uint64_t)(k * 10 + round * k));
+        }
+        counterdelta_end(cd, count_incs, sum);
+    }
+    /* rounds 1 and 2: name k grew by k each time (k = 1..299) */
+    ck_assert_uint_eq(sum[0], 2 * 299);
+    ck_assert_uint_eq(sum[1], 2 * (299 * 300 / 2));
+
+    got g = { 0 };
+    set(cd, 10, &g, 2, "stack-5", (uint64_t)65, "stack-5", (uint64_t)70);
+    ck_assert_int_eq(g.n, 2);                /* 65 - 60, 70 - 60 */
+    ck_assert_uint_eq(g.inc[0], 5);
+    ck_assert_uint_eq(g.inc[1], 10);
+    g.n = 0;
+    set(cd, 11, &g, 1, "stack-5", (uint64_t)75);
+    ck_assert_int_eq(g.n, 1);
+    ck_assert_uint_eq(g.inc[0], 5);          /* against the last value, 70 */
+
+    counterdelta_reset(cd);
+    ck_assert_uint_eq(counterdelta_sets(cd), 0);
+    g.n = 0;
+    set(cd, 12, &g, 1, "stack-5", (uint64_t)80);   /* a baseline again */
+    ck_assert_int_eq(g.n, 0);
+    set(cd, 13, &g, 1, "stack-5", (uint64_t)81);
+    ck_assert_int_eq(g.n, 1);
+    ck_assert_uint_eq(g.inc[0], 1);
+    counterdelta_free(cd);
+}
+END_TEST
+
 TEST_SUITE(client_counterdelta)
 {
     Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, delta_rules);
+    tcase_add_test(tc, names_sets_and_reset);
     suite_add_tcase(s, tc);
     return s;
 }
