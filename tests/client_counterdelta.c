@@ -135,12 +135,44 @@ START_TEST(names_sets_and_reset)
 }
 END_TEST
 
+/* A view that runs for days sees new stacks all the time: what it holds
+ * stays bounded by the last set, and the rule is kept across the
+ * forgetting (a name that left and comes back counts from zero). */
+START_TEST(names_that_left_are_forgotten)
+{
+    counterdelta *cd = counterdelta_new(false);
+    char name[32];
+    got g = { 0 };
+    uint64_t sum[2] = { 0, 0 };
+    for (int round = 0; round < 1000; round++) {
+        counterdelta_begin(cd, round);
+        counterdelta_value(cd, "steady", (uint64_t)round);
+        for (int i = 0; i < 10; i++) {
+            snprintf(name, sizeof name, "new-%d-%d", round, i);
+            counterdelta_value(cd, name, 3);
+        }
+        counterdelta_end(cd, count_incs, sum);
+        ck_assert_uint_le(counterdelta_names(cd), 2 * 11 + 64);
+    }
+    /* rounds 1..999: "steady" grew by 1, ten new names counted 3 each */
+    ck_assert_uint_eq(sum[1], 999 * (1 + 30));
+    /* round 0's names left long ago: from zero again */
+    set(cd, 2000, &g, 2, "new-0-0", (uint64_t)7, "steady", (uint64_t)1000);
+    ck_assert_int_eq(g.n, 2);
+    ck_assert_str_eq(g.name[0], "new-0-0");
+    ck_assert_uint_eq(g.inc[0], 7);
+    ck_assert_uint_eq(g.inc[1], 1);
+    counterdelta_free(cd);
+}
+END_TEST
+
 TEST_SUITE(client_counterdelta)
 {
     Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, delta_rules);
     tcase_add_test(tc, names_sets_and_reset);
+    tcase_add_test(tc, names_that_left_are_forgotten);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -7,10 +7,12 @@
 #include "common/xalloc.h"
 #include "relay/strmap.h"
 
-/* Every name seen since the last reset has a slot, found by one hash
- * lookup per value: a set of a thousand 700-byte stack names costs no
- * allocation once its names are known (a fleet-hour reads some 200,000
- * values of the same names). */
+/* Every name of the last set has a slot, found by one hash lookup per
+ * value: a set of a thousand 700-byte stack names costs no allocation
+ * once its names are known (a fleet-hour reads some 200,000 values of the
+ * same names).  Names that left are dropped once they outnumber those of
+ * the last set (compact): the rule needs only the last set, and a live
+ * view that runs for days must not keep every stack it ever saw. */
 typedef struct slot {
     char    *name;
     uint64_t value;      /* in the last set that had it */
@@ -113,6 +115,27 @@ static uint64_t increment(const counterdelta *cd, bool had, uint64_t before,
     return now;                     /* went down: restarted */
 }
 
+/* Keep only the slots of the last set, in their order. */
+static void compact(counterdelta *cd)
+{
+    strmap *by_name = strmap_new();
+    if (by_name == NULL)
+        must(-1);
+    size_t kept = 0;
+    for (size_t i = 0; i < cd->nslots; i++) {
+        slot s = cd->slots[i];
+        if (s.set != cd->sets) {
+            free(s.name);
+            continue;
+        }
+        must(strmap_put(by_name, s.name, (int64_t)kept));
+        cd->slots[kept++] = s;
+    }
+    strmap_free(cd->by_name);
+    cd->by_name = by_name;
+    cd->nslots = kept;
+}
+
 /* Two passes: every increment against the previous set first, then the
  * slots take this set's values (a name twice in one set is measured
  * against the previous set both times, and its last value stays). */
@@ -134,7 +157,14 @@ void counterdelta_end(counterdelta *cd, counterdelta_fn fn, void *arg)
         s->set = cd->sets;
     }
     cd->prev_ns = cd->cur_ns;
+    if (cd->nslots > 2 * cd->ncur + 64)
+        compact(cd);
     cd->ncur = 0;
+}
+
+size_t counterdelta_names(const counterdelta *cd)
+{
+    return cd->nslots;
 }
 
 uint64_t counterdelta_sets(const counterdelta *cd)

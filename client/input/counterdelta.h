@@ -43,5 +43,8 @@ void counterdelta_end(counterdelta *cd, counterdelta_fn fn, void *arg);
 void counterdelta_reset(counterdelta *cd);
 /* Sets seen since the last reset (the baseline included). */
 uint64_t counterdelta_sets(const counterdelta *cd);
+/* Names held: those of the last set, and at most as many again (+64)
+ * that have left. */
+size_t counterdelta_names(const counterdelta *cd);
 
 #endif
