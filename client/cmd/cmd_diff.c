@@ -22,7 +22,7 @@ static const char diff_usage[] =
     "-S AFTER_START [-T AFTER_END] METRIC...\n"
     "       staprelay diff [options] {--series BEFORE --series AFTER [-S START] "
     "[-T END] | --series QUERY -S BEFORE_START [-T BEFORE_END] -S AFTER_START "
-    "[-T AFTER_END]} [--pmproxy URL]\n"
+    "[-T AFTER_END]} [--pmproxy URL] [-t STEP]\n"
     "       staprelay diff [options] -h HOST[:PORT] [-t INTERVAL] "
     "-T BEFORE_LENGTH -T AFTER_LENGTH METRIC...\n"
     "       staprelay diff [options] {-h HOST[:PORT] [-t INTERVAL] | -a ARCHIVE} "

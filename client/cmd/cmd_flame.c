@@ -20,7 +20,7 @@ static const char flame_usage[] =
     "       staprelay flame [SVG options] {-h HOST[:PORT]... [-t INTERVAL] "
     "[-T END] | -a ARCHIVE|FARM... [-S START] [-T END]} [--by-host] METRIC...\n"
     "       staprelay flame [SVG options] --series QUERY [--pmproxy URL] "
-    "[-S START] [-T END] [--by-host]\n"
+    "[-S START] [-T END] [-t STEP] [--by-host]\n"
     "       staprelay flame [SVG options] {-h HOST[:PORT] [-t INTERVAL] | "
     "-a ARCHIVE} --run NAME [-o FILE | --output-dir DIR [--name LABEL]] "
     "[METRIC]";

@@ -18,7 +18,7 @@ static const char fold_usage[] =
     "       staprelay fold -a ARCHIVE|FARM... [-S START] [-T END] [--by-host] "
     "[-o FILE] METRIC...\n"
     "       staprelay fold --series QUERY [--pmproxy URL] [-S START] [-T END] "
-    "[--by-host] [-o FILE]";
+    "[-t STEP] [--by-host] [-o FILE]";
 
 static const char *const fold_formats[] = { "folded", "speedscope", "pprof", NULL };
 

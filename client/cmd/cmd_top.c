@@ -11,7 +11,7 @@ static const char top_usage[] =
     "       staprelay top [options] {-h HOST[:PORT]... [-t INTERVAL] "
     "[-T END] | -a ARCHIVE|FARM... [-S START] [-T END]} [--by-host] METRIC...\n"
     "       staprelay top [options] --series QUERY [--pmproxy URL] [-S START] "
-    "[-T END] [--by-host]";
+    "[-T END] [-t STEP] [--by-host]";
 
 static const char *const top_formats[] = { "table", "json", NULL };
 

@@ -143,7 +143,7 @@ static const opt_def options[] = {
     { "archive", required_argument, 'a', O_ARCHIVE, OPTS_PCP,
       "ARCHIVE", "read a PCP archive (repeatable)" },
     { "interval", required_argument, 't', O_INTERVAL, OPTS_PCP,
-      "INTERVAL", "live: time between fetches (default 1 s)" },
+      "INTERVAL", "live: time between fetches (default 1 s); --series: between sparse reads (5min)" },
     { "start", required_argument, 'S', O_START, OPTS_PCP,
       "START", "archives: records stamped from START" },
     { "finish", required_argument, 'T', O_FINISH, OPTS_PCP,

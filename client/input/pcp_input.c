@@ -99,18 +99,18 @@ int pcp_options_check(const pcp_options *po, strbuf *err)
                      "or -a");
         return -1;
     }
-    if (po->series != NULL && (po->run != NULL || po->interval != NULL)) {
-        sb_adds(err, po->run ? "--run follows a run on a host (-h) or in an "
-                               "archive (-a), not in pmseries"
-                             : "-t applies to live collection (-h) only");
+    if (po->series != NULL && po->run != NULL) {
+        sb_adds(err, "--run follows a run on a host (-h) or in an archive "
+                     "(-a), not in pmseries");
         return -1;
     }
     if (po->pmproxy != NULL && po->series == NULL) {
         sb_adds(err, "--pmproxy names where --series QUERY is asked");
         return -1;
     }
-    if (po->series != NULL)
-        return 0;     /* the query names the metric */
+    struct timeval tv;
+    if (po->series != NULL)     /* the query names the metric */
+        return po->interval && !parse_interval(po->interval, &tv, err) ? -1 : 0;
     if (po->narchives == 0 && po->series == NULL && po->start != NULL) {
         sb_adds(err, po->nhosts ? "-S needs an archive (-a); live collection "
                                   "starts now"
@@ -123,11 +123,10 @@ int pcp_options_check(const pcp_options *po, strbuf *err)
     }
     if (po->interval != NULL) {
         if (po->nhosts == 0) {
-            sb_adds(err, "-t applies to live collection (-h) only; archives "
-                         "are replayed record by record");
+            sb_adds(err, "-t applies to live collection (-h) and --series "
+                         "only; archives are replayed record by record");
             return -1;
         }
-        struct timeval tv;
         if (!parse_interval(po->interval, &tv, err))
             return -1;
     }
@@ -1285,7 +1284,11 @@ static int read_series(reader *rd, strbuf *err)
     const pcp_options *po = rd->po;
     pmseries_query q = { .url = po->pmproxy, .query = po->series,
                          .kind = po->counter, .lo_ns = INT64_MIN,
-                         .hi_ns = INT64_MAX };
+                         .hi_ns = INT64_MAX,
+                         .step_ms = PMSERIES_DEFAULT_STEP_MS };
+    struct timeval step;
+    if (po->interval != NULL && parse_interval(po->interval, &step, err))
+        q.step_ms = (int64_t)step.tv_sec * 1000 + step.tv_usec / 1000;
     if (q.url == NULL)
         q.url = getenv("PCP_PMPROXY_URL");
     if (q.url == NULL)

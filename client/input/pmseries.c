@@ -81,6 +81,12 @@ typedef struct series {
     char        *end_id;    /* .subsecond_end of the same source */
     pcp_counter *counter;
     int64_t      last_ns;   /* the last set read (chunks may overlap) */
+    /* restarts, for sparse reads: the stream's events.received */
+    char        *guard_id;      /* its series, of the same source */
+    char        *guard_inst;    /* its instance series for the stream */
+    int64_t      guard_lo, guard_hi;    /* first and last value's time */
+    int64_t     *down;          /* (down[2k], down[2k+1]]: it went down */
+    size_t       ndown;
 } series;
 
 typedef struct reader {
@@ -242,14 +248,202 @@ static int load_ends(reader *rd, const char *end_expr, strbuf *err)
     return 0;
 }
 
-/* ---- values ------------------------------------------------------------- */
+/* ---- restarts ------------------------------------------------------------ */
 
-typedef struct value {
+/* A restart of the agent, or of the stream, starts its .stacks counter
+ * from zero; between two sparse reads it shows only if some value is
+ * lower after it, which a stream younger than the step need not show.
+ * The stream's staprelay.control.events.received restarts with it and
+ * is logged every second by the shipped groups: where it went down, the
+ * sets around are read in full, and a source without it is read in full
+ * throughout. */
+
+/* The source's metric names a stream: ROOT.STREAM.stacks; the guard is
+ * ROOT.control.events.received with the query's labels. */
+static bool guard_names(const char *expr, strbuf *guard, strbuf *stream)
+{
+    size_t n = strcspn(expr, "{[ \t"), dot = strcspn(expr, ".");
+    const char *suffix = ".stacks";
+    size_t ls = strlen(suffix);
+    if (dot >= n || n < dot + 1 + ls + 1 || strncmp(expr + n - ls, suffix, ls) != 0)
+        return false;
+    sb_reset(guard);
+    sb_printf(guard, "%.*s.control.events.received%s", (int)dot, expr, expr + n);
+    sb_reset(stream);
+    sb_printf(stream, "%.*s", (int)(n - ls - dot - 1), expr + dot + 1);
+    return true;
+}
+
+static int load_guard_series(reader *rd, json_t *ids, strbuf *err)
+{
+    strbuf p = STRBUF_INIT;
+    size_t k;
+    json_t *v, *o;
+    sb_adds(&p, "series=");
+    json_array_foreach(ids, k, v)
+        sb_printf(&p, "%s%s", k ? "," : "", json_string_value(v));
+    json_t *descs = get(rd->h, "descs", p.buf, err);
+    sb_free(&p);
+    if (descs == NULL)
+        return 1;
+    json_array_foreach(descs, k, o) {
+        const char *sid = obj_str(o, "series"), *src = obj_str(o, "source");
+        for (size_t i = 0; sid && src && i < rd->n; i++)
+            if (rd->s[i].source && strcmp(rd->s[i].source, src) == 0
+                && rd->s[i].guard_id == NULL)
+                rd->s[i].guard_id = xstrdup(sid);
+    }
+    json_decref(descs);
+    return 0;
+}
+
+static int load_guard_instances(reader *rd, const char *stream, strbuf *err)
+{
+    strbuf p = STRBUF_INIT;
+    sb_adds(&p, "series=");
+    for (size_t i = 0, first = 1; i < rd->n; i++)
+        if (rd->s[i].guard_id) {
+            sb_printf(&p, "%s%s", first ? "" : ",", rd->s[i].guard_id);
+            first = 0;
+        }
+    json_t *doc = get(rd->h, "instances", p.buf, err);
+    sb_free(&p);
+    if (doc == NULL)
+        return 1;
+    size_t k;
+    json_t *o;
+    json_array_foreach(doc, k, o) {
+        const char *sid = obj_str(o, "series"), *inst = obj_str(o, "instance");
+        const char *name = obj_str(o, "name");
+        for (size_t i = 0; sid && inst && name && i < rd->n; i++)
+            if (rd->s[i].guard_id && strcmp(rd->s[i].guard_id, sid) == 0
+                && strcmp(name, stream) == 0 && rd->s[i].guard_inst == NULL)
+                rd->s[i].guard_inst = xstrdup(inst);
+    }
+    json_decref(doc);
+    return 0;
+}
+
+/* series i's guard value at ns: where it went down, a restart */
+static void guard_value(series *s, int64_t ns, uint64_t v, int64_t *prev_ns,
+                        uint64_t *prev_v)
+{
+    if (s->guard_lo == INT64_MIN)
+        s->guard_lo = ns;
+    else if (v < *prev_v) {
+        s->down = xrealloc(s->down, (s->ndown + 1) * 2 * sizeof *s->down);
+        s->down[2 * s->ndown] = *prev_ns;
+        s->down[2 * s->ndown + 1] = ns;
+        s->ndown++;
+    }
+    s->guard_hi = ns;
+    *prev_ns = ns;
+    *prev_v = v;
+}
+
+typedef struct guard_val {
     size_t   series;
     int64_t  ns;
-    long     name;      /* index in rd->names; -1: a .subsecond_end value */
     uint64_t v;
-} value;
+} guard_val;
+
+static int by_series_ns(const void *a, const void *b)
+{
+    const guard_val *x = a, *y = b;
+    if (x->series != y->series)
+        return x->series < y->series ? -1 : 1;
+    return (x->ns > y->ns) - (x->ns < y->ns);
+}
+
+static int read_guards(reader *rd, int64_t start_s, int64_t finish_s,
+                       strbuf *err)
+{
+    strbuf p = STRBUF_INIT;
+    sb_adds(&p, "series=");
+    bool any = false;
+    for (size_t i = 0; i < rd->n; i++)
+        if (rd->s[i].guard_inst) {
+            sb_printf(&p, "%s%s", any ? "," : "", rd->s[i].guard_id);
+            any = true;
+        }
+    if (start_s > 0)
+        sb_printf(&p, "&start=%" PRId64, start_s);
+    sb_printf(&p, "&finish=%" PRId64, finish_s);
+    json_t *doc = any ? get(rd->h, "values", p.buf, err) : json_array();
+    sb_free(&p);
+    if (doc == NULL)
+        return 1;
+    strmap *of_inst = strmap_new();    /* guard instance series -> series */
+    for (size_t i = 0; i < rd->n; i++)
+        if (rd->s[i].guard_inst)
+            strmap_put(of_inst, rd->s[i].guard_inst, (int64_t)i);
+    guard_val *gv = xcalloc(json_array_size(doc) + 1, sizeof *gv);
+    size_t m = 0, k;
+    json_t *o;
+    json_array_foreach(doc, k, o) {
+        const char *inst = obj_str(o, "instance"), *text = obj_str(o, "value");
+        json_t *ts = json_object_get(o, "timestamp");
+        int64_t si;
+        if (inst == NULL || text == NULL || !json_is_number(ts)
+            || !strmap_get(of_inst, inst, &si))
+            continue;
+        int64_t us = llround(json_number_value(ts) * 1000.0);
+        gv[m++] = (guard_val){ (size_t)si, us * 1000, strtoull(text, NULL, 10) };
+    }
+    strmap_free(of_inst);
+    json_decref(doc);
+    qsort(gv, m, sizeof *gv, by_series_ns);
+    int64_t prev_ns = 0;
+    uint64_t prev_v = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (i == 0 || gv[i].series != gv[i - 1].series)
+            prev_v = 0;
+        guard_value(&rd->s[gv[i].series], gv[i].ns, gv[i].v, &prev_ns, &prev_v);
+    }
+    free(gv);
+    return 0;
+}
+
+/* Whether series s may have restarted in (a_ns, b_ns]: a restart its
+ * guard shows, or no guard there to say. */
+static bool may_restart(const series *s, int64_t a_ns, int64_t b_ns)
+{
+    if (s->guard_lo == INT64_MIN || a_ns < s->guard_lo || b_ns > s->guard_hi)
+        return true;
+    for (size_t k = 0; k < s->ndown; k++)
+        if (s->down[2 * k] < b_ns && s->down[2 * k + 1] > a_ns)
+            return true;
+    return false;
+}
+
+/* The guards of every series, for .stacks read sparsely. */
+static int load_guards(reader *rd, const char *expr, int64_t start_s,
+                       int64_t finish_s, strbuf *err)
+{
+    strbuf gexpr = STRBUF_INIT, stream = STRBUF_INIT;
+    for (size_t i = 0; i < rd->n; i++)
+        rd->s[i].guard_lo = rd->s[i].guard_hi = INT64_MIN;
+    int rc = 0;
+    if (guard_names(expr, &gexpr, &stream)) {
+        json_t *ids = query_ids(rd->h, gexpr.buf, err);
+        rc = ids == NULL;
+        if (rc == 0 && json_array_size(ids) > 0) {
+            rc = load_guard_series(rd, ids, err);
+            if (rc == 0)
+                rc = load_guard_instances(rd, stream.buf, err);
+            if (rc == 0)
+                rc = read_guards(rd, start_s, finish_s, err);
+        }
+        json_decref(ids);
+    }
+    sb_free(&gexpr);
+    sb_free(&stream);
+    return rc;
+}
+
+/* ---- values ------------------------------------------------------------- */
+
+typedef pmseries_value value;
 
 static int by_series_time(const void *a, const void *b)
 {
@@ -258,25 +452,46 @@ static int by_series_time(const void *a, const void *b)
         return x->series < y->series ? -1 : 1;
     if (x->ns != y->ns)
         return x->ns < y->ns ? -1 : 1;
-    return (x->name > y->name) - (x->name < y->name);
+    return (x->inst > y->inst) - (x->inst < y->inst);
 }
 
-static void feed(reader *rd, value *vals, size_t n)
+bool pmseries_must_read_between(const pmseries_value *a, size_t na,
+                                const pmseries_value *b, size_t nb)
 {
-    qsort(vals, n, sizeof *vals, by_series_time);
+    if (na != nb)
+        return true;
+    for (size_t i = 0; i < na; i++)
+        if (a[i].inst != b[i].inst || b[i].v < a[i].v)
+            return true;
+    return false;
+}
+
+/* the end of the set that begins at vals[i] */
+static size_t set_end(const value *vals, size_t n, size_t i)
+{
+    size_t j = i;
+    while (j < n && vals[j].series == vals[i].series && vals[j].ns == vals[i].ns)
+        j++;
+    return j;
+}
+
+/* Feed the sets of vals[0..n) (sorted) stamped in (after_ns, upto_ns]
+ * that come after the series' last set fed. */
+static void feed_span(reader *rd, const value *vals, size_t n, int64_t after_ns,
+                      int64_t upto_ns)
+{
     for (size_t i = 0; i < n;) {
-        size_t j = i;
+        size_t j = set_end(vals, n, i);
         series *s = &rd->s[vals[i].series];
-        while (j < n && vals[j].series == vals[i].series && vals[j].ns == vals[i].ns)
-            j++;
-        if (vals[i].ns > s->last_ns) {
+        if (vals[i].ns > s->last_ns && vals[i].ns > after_ns
+            && vals[i].ns <= upto_ns) {
             rd->cur = vals[i].series;
             pcp_counter_begin(s->counter, vals[i].ns);
             for (size_t k = i; k < j; k++) {
-                if (vals[k].name < 0)
+                if (vals[k].inst < 0)
                     pcp_counter_end_second(s->counter, (int64_t)vals[k].v);
                 else
-                    pcp_counter_value(s->counter, rd->names[vals[k].name], vals[k].v);
+                    pcp_counter_value(s->counter, rd->names[vals[k].inst], vals[k].v);
             }
             pcp_counter_end(s->counter);
             s->last_ns = vals[i].ns;
@@ -285,23 +500,12 @@ static void feed(reader *rd, value *vals, size_t n)
     }
 }
 
-static int read_chunk(reader *rd, int64_t start_s, int64_t finish_s,
-                      strbuf *err)
+/* The values of a /series/values reply, sorted by series, time and
+ * instance; *n of them (caller frees). */
+static value *parse_values(reader *rd, json_t *doc, size_t *n)
 {
-    strbuf p = STRBUF_INIT;
-    sb_adds(&p, "series=");
-    for (size_t i = 0; i < rd->n; i++) {
-        sb_printf(&p, "%s%s", i ? "," : "", rd->s[i].id);
-        if (rd->s[i].end_id)
-            sb_printf(&p, ",%s", rd->s[i].end_id);
-    }
-    sb_printf(&p, "&start=%" PRId64 "&finish=%" PRId64, start_s, finish_s);
-    json_t *doc = get(rd->h, "values", p.buf, err);
-    sb_free(&p);
-    if (doc == NULL)
-        return 1;
-    size_t n = json_array_size(doc), m = 0, k;
-    value *vals = xcalloc(n ? n : 1, sizeof *vals);
+    size_t m = 0, k;
+    value *vals = xcalloc(json_array_size(doc) + 1, sizeof *vals);
     json_t *o;
     json_array_foreach(doc, k, o) {
         const char *sid = obj_str(o, "series"), *inst = obj_str(o, "instance");
@@ -327,18 +531,133 @@ static int read_chunk(reader *rd, int64_t start_s, int64_t finish_s,
         int64_t us = llround(json_number_value(ts) * 1000.0);
         vals[m++] = (value){ (size_t)si, us * 1000, end ? -1 : (long)ni, v };
     }
+    qsort(vals, m, sizeof *vals, by_series_time);
+    *n = m;
+    return vals;
+}
+
+/* /series/values of series `only` (SIZE_MAX: all) from start_s to
+ * finish_s, every value or (step_ms > 0) pmproxy's subsample; NULL with
+ * err on failure. */
+static value *get_values(reader *rd, size_t only, int64_t start_s,
+                         int64_t finish_s, int64_t step_ms, size_t *n,
+                         strbuf *err)
+{
+    strbuf p = STRBUF_INIT;
+    sb_adds(&p, "series=");
+    for (size_t i = 0, first = 1; i < rd->n; i++) {
+        if (only != SIZE_MAX && i != only)
+            continue;
+        sb_printf(&p, "%s%s", first ? "" : ",", rd->s[i].id);
+        if (rd->s[i].end_id)
+            sb_printf(&p, ",%s", rd->s[i].end_id);
+        first = 0;
+    }
+    if (start_s > 0)
+        sb_printf(&p, "&start=%" PRId64, start_s);
+    sb_printf(&p, "&finish=%" PRId64, finish_s);
+    if (step_ms > 0)
+        sb_printf(&p, "&interval=%" PRId64 ".%03dsec", step_ms / 1000,
+                  (int)(step_ms % 1000));
+    json_t *doc = get(rd->h, "values", p.buf, err);
+    sb_free(&p);
+    if (doc == NULL)
+        return NULL;
+    value *vals = parse_values(rd, doc, n);
     json_decref(doc);
-    feed(rd, vals, m);
+    return vals;
+}
+
+static int read_chunk(reader *rd, int64_t start_s, int64_t finish_s,
+                      strbuf *err)
+{
+    size_t n;
+    value *vals = get_values(rd, SIZE_MAX, start_s, finish_s, 0, &n, err);
+    if (vals == NULL)
+        return 1;
+    feed_span(rd, vals, n, INT64_MIN, INT64_MAX);
     free(vals);
     return 0;
 }
 
-static int read_values(reader *rd, int64_t lo_ns, int64_t hi_ns, strbuf *err)
+/* Every set of series si in (a_ns, b_ns], read in full. */
+static int reread(reader *rd, size_t si, int64_t a_ns, int64_t b_ns,
+                  strbuf *err)
+{
+    size_t n;
+    value *vals = get_values(rd, si, a_ns / 1000000000,
+                             b_ns / 1000000000 + 1, 0, &n, err);
+    if (vals == NULL)
+        return 1;
+    rd->h->st->reread++;
+    feed_span(rd, vals, n, a_ns, b_ns);
+    free(vals);
+    return 0;
+}
+
+/* One series' sparse sets vals[0..n): each set fed, and before it the
+ * sets between it and the one before, where they must be read.  A span
+ * the window's edge cuts is read too: the window counts what lies inside
+ * it (pcp_counters.h). */
+static int feed_sparse(reader *rd, const value *vals, size_t n, int64_t lo_ns,
+                       int64_t hi_ns, strbuf *err)
+{
+    size_t prev = 0, prev_end = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = set_end(vals, n, i);
+        if (i > 0) {
+            int64_t a = vals[prev].ns, b = vals[i].ns;
+            bool edge = (a < lo_ns && b > lo_ns) || (a < hi_ns && b > hi_ns);
+            if ((edge || may_restart(&rd->s[vals[i].series], a, b)
+                 || pmseries_must_read_between(vals + prev, prev_end - prev,
+                                               vals + i, j - i))
+                && reread(rd, vals[i].series, a, b, err) != 0)
+                return 1;
+        }
+        feed_span(rd, vals + i, j - i, INT64_MIN, INT64_MAX);
+        prev = i;
+        prev_end = j;
+        i = j;
+    }
+    return 0;
+}
+
+/* .stacks: a set each step, and in full only where it must be. */
+static int read_sparse(reader *rd, const char *expr, int64_t lo_ns,
+                       int64_t hi_ns, int64_t finish_s, int64_t step_ms,
+                       strbuf *err)
+{
+    size_t n;
+    /* unbounded: no start, so that pmproxy steps from each series' own
+     * first value */
+    int64_t start_s = lo_ns == INT64_MIN ? 0 : lo_ns / 1000000000;
+    if (load_guards(rd, expr, start_s, finish_s, err) != 0)
+        return 1;
+    value *vals = get_values(rd, SIZE_MAX, start_s, finish_s, step_ms, &n, err);
+    if (vals == NULL)
+        return 1;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n;) {
+        size_t j = i;
+        while (j < n && vals[j].series == vals[i].series)
+            j++;
+        rc = feed_sparse(rd, vals + i, j - i, lo_ns, hi_ns, err);
+        i = j;
+    }
+    free(vals);
+    return rc;
+}
+
+static int read_values(reader *rd, const pmseries_query *q, const char *expr,
+                       bool subsecond, strbuf *err)
 {
     struct timeval now;
     gettimeofday(&now, NULL);
+    int64_t lo_ns = q->lo_ns, hi_ns = q->hi_ns;
     int64_t finish = hi_ns == INT64_MAX ? (int64_t)now.tv_sec + 60
                                         : hi_ns / 1000000000 + 1;
+    if (!subsecond && q->step_ms > 0)
+        return read_sparse(rd, expr, lo_ns, hi_ns, finish, q->step_ms, err);
     if (lo_ns == INT64_MIN)     /* unbounded: everything, in one request */
         return read_chunk(rd, 1, finish, err);
     int rc = 0;
@@ -358,6 +677,9 @@ static void free_reader(reader *rd)
         free(rd->s[i].source);
         free(rd->s[i].host);
         free(rd->s[i].end_id);
+        free(rd->s[i].guard_id);
+        free(rd->s[i].guard_inst);
+        free(rd->s[i].down);
         pcp_counter_free(rd->s[i].counter);
     }
     free(rd->s);
@@ -435,7 +757,7 @@ int pmseries_read(const pmseries_query *q, pmseries_fn fn, void *arg,
         rc = load_ends(&rd, end_expr.buf, err);
     }
     if (rc == 0)
-        rc = read_values(&rd, q->lo_ns, q->hi_ns, err);
+        rc = read_values(&rd, q, expr.buf, subsecond, err);
     for (size_t i = 0; i < rd.n; i++)
         free(first_inst[i]);
     free(first_inst);
