@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -135,11 +136,15 @@ static json_t *query_ids(http *h, const char *expr, strbuf *err)
     return ids;
 }
 
-static void join_ids(strbuf *p, const char *key, char *const *ids, size_t n)
+/* "series=A,B,..." of the ids that are not NULL; how many */
+static size_t series_param(strbuf *p, char *const *ids, size_t n)
 {
-    sb_printf(p, "%s=", key);
+    size_t m = 0;
+    sb_adds(p, "series=");
     for (size_t i = 0; i < n; i++)
-        sb_printf(p, "%s%s", i ? "," : "", ids[i]);
+        if (ids[i] != NULL)
+            sb_printf(p, "%s%s", m++ ? "," : "", ids[i]);
+    return m;
 }
 
 static const char *obj_str(json_t *o, const char *key)
@@ -147,17 +152,26 @@ static const char *obj_str(json_t *o, const char *key)
     return json_string_value(json_object_get(o, key));
 }
 
+/* GET /series/WHAT of the series each source names in its field at
+ * `field` (a char * of struct series); none: an empty list, unasked. */
+static json_t *get_of_field(reader *rd, const char *what, size_t field,
+                            strbuf *err)
+{
+    strbuf p = STRBUF_INIT;
+    char **ids = xcalloc(rd->n + 1, sizeof *ids);
+    for (size_t i = 0; i < rd->n; i++)
+        ids[i] = *(char **)((char *)&rd->s[i] + field);
+    json_t *doc = series_param(&p, ids, rd->n) ? get(rd->h, what, p.buf, err)
+                                               : json_array();
+    free(ids);
+    sb_free(&p);
+    return doc;
+}
+
 /* Instance names of every series, and one instance series each. */
 static int load_instances(reader *rd, char **first_inst, strbuf *err)
 {
-    strbuf p = STRBUF_INIT;
-    char **ids = xcalloc(rd->n, sizeof *ids);
-    for (size_t i = 0; i < rd->n; i++)
-        ids[i] = rd->s[i].id;
-    join_ids(&p, "series", ids, rd->n);
-    free(ids);
-    json_t *doc = get(rd->h, "instances", p.buf, err);
-    sb_free(&p);
+    json_t *doc = get_of_field(rd, "instances", offsetof(series, id), err);
     if (doc == NULL)
         return 1;
     size_t k;
@@ -187,14 +201,8 @@ static int load_instances(reader *rd, char **first_inst, strbuf *err)
 static int load_hosts(reader *rd, char **first_inst, strbuf *err)
 {
     strbuf p = STRBUF_INIT;
-    size_t m = 0;
-    char **ids = xcalloc(rd->n, sizeof *ids);
-    for (size_t i = 0; i < rd->n; i++)
-        if (first_inst[i] != NULL)
-            ids[m++] = first_inst[i];
     int rc = 0;
-    if (m > 0) {
-        join_ids(&p, "series", ids, m);
+    if (series_param(&p, first_inst, rd->n) > 0) {
         json_t *doc = get(rd->h, "labels", p.buf, err);
         size_t k;
         json_t *o;
@@ -212,40 +220,53 @@ static int load_hosts(reader *rd, char **first_inst, strbuf *err)
     for (size_t i = 0; i < rd->n; i++)
         if (rd->s[i].host == NULL)   /* labels lost: the source id names it */
             rd->s[i].host = xstrdup(rd->s[i].source ? rd->s[i].source : rd->s[i].id);
-    free(ids);
     sb_free(&p);
     return rc;
+}
+
+/* The series expr matches, one per source: (*of)[i] is the one of series
+ * i's source, or NULL (caller frees each and the array). */
+static int series_of_sources(reader *rd, const char *expr, char ***of,
+                             strbuf *err)
+{
+    *of = xcalloc(rd->n + 1, sizeof **of);
+    json_t *ids = query_ids(rd->h, expr, err);
+    if (ids == NULL)
+        return 1;
+    size_t k, n = json_array_size(ids);
+    char **idv = xcalloc(n + 1, sizeof *idv);
+    json_t *v, *o;
+    json_array_foreach(ids, k, v)
+        idv[k] = (char *)json_string_value(v);
+    strbuf p = STRBUF_INIT;
+    json_t *descs = series_param(&p, idv, n) ? get(rd->h, "descs", p.buf, err)
+                                             : json_array();
+    sb_free(&p);
+    free(idv);
+    json_decref(ids);
+    if (descs == NULL)
+        return 1;
+    json_array_foreach(descs, k, o) {
+        const char *sid = obj_str(o, "series"), *src = obj_str(o, "source");
+        for (size_t i = 0; sid && src && i < rd->n; i++)
+            if (rd->s[i].source && strcmp(rd->s[i].source, src) == 0
+                && (*of)[i] == NULL)
+                (*of)[i] = xstrdup(sid);
+    }
+    json_decref(descs);
+    return 0;
 }
 
 /* .subsecond_end of each series' source */
 static int load_ends(reader *rd, const char *end_expr, strbuf *err)
 {
-    json_t *ids = query_ids(rd->h, end_expr, err);
-    if (ids == NULL)
-        return 1;
-    size_t k;
-    json_t *v;
-    strbuf p = STRBUF_INIT;
-    sb_adds(&p, "series=");
-    json_array_foreach(ids, k, v)
-        sb_printf(&p, "%s%s", k ? "," : "", json_string_value(v));
-    json_t *descs = json_array_size(ids) ? get(rd->h, "descs", p.buf, err) : json_array();
-    sb_free(&p);
-    json_decref(ids);
-    if (descs == NULL)
-        return 1;
-    json_t *o;
-    json_array_foreach(descs, k, o) {
-        const char *sid = obj_str(o, "series"), *src = obj_str(o, "source");
-        for (size_t i = 0; sid && src && i < rd->n; i++)
-            if (rd->s[i].source && strcmp(rd->s[i].source, src) == 0
-                && rd->s[i].end_id == NULL) {
-                rd->s[i].end_id = xstrdup(sid);
-                strmap_put(rd->end_of, sid, (int64_t)i);
-            }
-    }
-    json_decref(descs);
-    return 0;
+    char **ends;
+    int rc = series_of_sources(rd, end_expr, &ends, err);
+    for (size_t i = 0; i < rd->n; i++)
+        if ((rd->s[i].end_id = ends[i]) != NULL)
+            strmap_put(rd->end_of, ends[i], (int64_t)i);
+    free(ends);
+    return rc;
 }
 
 /* ---- restarts ------------------------------------------------------------ */
@@ -274,40 +295,9 @@ static bool guard_names(const char *expr, strbuf *guard, strbuf *stream)
     return true;
 }
 
-static int load_guard_series(reader *rd, json_t *ids, strbuf *err)
-{
-    strbuf p = STRBUF_INIT;
-    size_t k;
-    json_t *v, *o;
-    sb_adds(&p, "series=");
-    json_array_foreach(ids, k, v)
-        sb_printf(&p, "%s%s", k ? "," : "", json_string_value(v));
-    json_t *descs = get(rd->h, "descs", p.buf, err);
-    sb_free(&p);
-    if (descs == NULL)
-        return 1;
-    json_array_foreach(descs, k, o) {
-        const char *sid = obj_str(o, "series"), *src = obj_str(o, "source");
-        for (size_t i = 0; sid && src && i < rd->n; i++)
-            if (rd->s[i].source && strcmp(rd->s[i].source, src) == 0
-                && rd->s[i].guard_id == NULL)
-                rd->s[i].guard_id = xstrdup(sid);
-    }
-    json_decref(descs);
-    return 0;
-}
-
 static int load_guard_instances(reader *rd, const char *stream, strbuf *err)
 {
-    strbuf p = STRBUF_INIT;
-    sb_adds(&p, "series=");
-    for (size_t i = 0, first = 1; i < rd->n; i++)
-        if (rd->s[i].guard_id) {
-            sb_printf(&p, "%s%s", first ? "" : ",", rd->s[i].guard_id);
-            first = 0;
-        }
-    json_t *doc = get(rd->h, "instances", p.buf, err);
-    sb_free(&p);
+    json_t *doc = get_of_field(rd, "instances", offsetof(series, guard_id), err);
     if (doc == NULL)
         return 1;
     size_t k;
@@ -359,13 +349,11 @@ static int read_guards(reader *rd, int64_t start_s, int64_t finish_s,
                        strbuf *err)
 {
     strbuf p = STRBUF_INIT;
-    sb_adds(&p, "series=");
-    bool any = false;
+    char **ids = xcalloc(rd->n + 1, sizeof *ids);
     for (size_t i = 0; i < rd->n; i++)
-        if (rd->s[i].guard_inst) {
-            sb_printf(&p, "%s%s", any ? "," : "", rd->s[i].guard_id);
-            any = true;
-        }
+        ids[i] = rd->s[i].guard_inst ? rd->s[i].guard_id : NULL;
+    bool any = series_param(&p, ids, rd->n) > 0;
+    free(ids);
     if (start_s > 0)
         sb_printf(&p, "&start=%" PRId64, start_s);
     sb_printf(&p, "&finish=%" PRId64, finish_s);
@@ -425,16 +413,15 @@ static int load_guards(reader *rd, const char *expr, int64_t start_s,
         rd->s[i].guard_lo = rd->s[i].guard_hi = INT64_MIN;
     int rc = 0;
     if (guard_names(expr, &gexpr, &stream)) {
-        json_t *ids = query_ids(rd->h, gexpr.buf, err);
-        rc = ids == NULL;
-        if (rc == 0 && json_array_size(ids) > 0) {
-            rc = load_guard_series(rd, ids, err);
-            if (rc == 0)
-                rc = load_guard_instances(rd, stream.buf, err);
-            if (rc == 0)
-                rc = read_guards(rd, start_s, finish_s, err);
-        }
-        json_decref(ids);
+        char **guards;
+        rc = series_of_sources(rd, gexpr.buf, &guards, err);
+        for (size_t i = 0; i < rd->n; i++)
+            rd->s[i].guard_id = guards[i];
+        free(guards);
+        if (rc == 0)
+            rc = load_guard_instances(rd, stream.buf, err);
+        if (rc == 0)
+            rc = read_guards(rd, start_s, finish_s, err);
     }
     sb_free(&gexpr);
     sb_free(&stream);
@@ -544,15 +531,14 @@ static value *get_values(reader *rd, size_t only, int64_t start_s,
                          strbuf *err)
 {
     strbuf p = STRBUF_INIT;
-    sb_adds(&p, "series=");
-    for (size_t i = 0, first = 1; i < rd->n; i++) {
-        if (only != SIZE_MAX && i != only)
-            continue;
-        sb_printf(&p, "%s%s", first ? "" : ",", rd->s[i].id);
-        if (rd->s[i].end_id)
-            sb_printf(&p, ",%s", rd->s[i].end_id);
-        first = 0;
-    }
+    char **ids = xcalloc(2 * rd->n + 1, sizeof *ids);
+    for (size_t i = 0; i < rd->n; i++)
+        if (only == SIZE_MAX || i == only) {
+            ids[2 * i] = rd->s[i].id;
+            ids[2 * i + 1] = rd->s[i].end_id;
+        }
+    series_param(&p, ids, 2 * rd->n);
+    free(ids);
     if (start_s > 0)
         sb_printf(&p, "&start=%" PRId64, start_s);
     sb_printf(&p, "&finish=%" PRId64, finish_s);
