@@ -1278,7 +1278,39 @@ static void counted_from_series(void *arg, const char *host, const char *folded,
                       when_ns);
 }
 
-/* --series: the window against (the epoch, now), then pmseries. */
+/* -S/-T for pmseries, against (the epoch, now): what pmseries holds may
+ * be of any time.  A time of day alone (@10:00) takes the date of the
+ * earlier bound, so it is read again against (today's midnight, now):
+ * today's 10:00, as the user means (against midnight alone, an earlier
+ * time would be cut to midnight). */
+static bool series_window(const pcp_options *po, struct timeval *rs,
+                          struct timeval *re, strbuf *err)
+{
+    struct timeval epoch = { 1, 0 }, now, ro, ts, te;
+    gettimeofday(&now, NULL);
+    time_t t = now.tv_sec;
+    struct tm tm;
+    localtime_r(&t, &tm);
+    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+    struct timeval midnight = { mktime(&tm), 0 };
+    char *msg = NULL;
+    if (pmParseTimeWindow(po->start, po->finish, NULL, NULL, &epoch, &now,
+                          rs, re, &ro, &msg) < 0
+        || pmParseTimeWindow(po->start, po->finish, NULL, NULL, &midnight,
+                             &now, &ts, &te, &ro, &msg) < 0) {
+        sb_printf(err, "bad -S/-T window%s%s", msg ? ": " : "", msg ? msg : "");
+        free(msg);
+        return false;
+    }
+    free(msg);
+    if (rs->tv_sec < 2 * 86400)     /* a time of day, on the epoch's date */
+        *rs = ts;
+    if (re->tv_sec < 2 * 86400)
+        *re = te;
+    return true;
+}
+
+/* --series: the window (series_window), then pmseries. */
 static int read_series(reader *rd, strbuf *err)
 {
     const pcp_options *po = rd->po;
@@ -1294,17 +1326,9 @@ static int read_series(reader *rd, strbuf *err)
     if (q.url == NULL)
         q.url = PMSERIES_DEFAULT_URL;
     if (po->start || po->finish) {
-        struct timeval epoch = { 1, 0 }, now, rs, re, ro;
-        gettimeofday(&now, NULL);
-        char *msg = NULL;
-        if (pmParseTimeWindow(po->start, po->finish, NULL, NULL, &epoch, &now,
-                              &rs, &re, &ro, &msg) < 0) {
-            sb_printf(err, "bad -S/-T window%s%s", msg ? ": " : "",
-                      msg ? msg : "");
-            free(msg);
+        struct timeval rs, re;
+        if (!series_window(po, &rs, &re, err))
             return 2;
-        }
-        free(msg);
         q.lo_ns = po->start ? tv_ns(&rs) : INT64_MIN;
         q.hi_ns = po->finish ? tv_ns(&re) : INT64_MAX;
     }
