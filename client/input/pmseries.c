@@ -584,27 +584,36 @@ static int reread(reader *rd, size_t si, int64_t a_ns, int64_t b_ns,
 /* One series' sparse sets vals[0..n): each set fed, and before it the
  * sets between it and the one before, where they must be read.  A span
  * the window's edge cuts is read too: the window counts what lies inside
- * it (pcp_counters.h). */
+ * it (pcp_counters.h).  Spans to read one after another are read in one
+ * request (a window older than the restart guard is all such spans). */
 static int feed_sparse(reader *rd, const value *vals, size_t n, int64_t lo_ns,
                        int64_t hi_ns, strbuf *err)
 {
     size_t prev = 0, prev_end = 0;
+    int64_t run_from = INT64_MIN;     /* spans to read from here to prev */
     for (size_t i = 0; i < n;) {
         size_t j = set_end(vals, n, i);
-        if (i > 0) {
-            int64_t a = vals[prev].ns, b = vals[i].ns;
-            bool edge = (a < lo_ns && b > lo_ns) || (a < hi_ns && b > hi_ns);
-            if ((edge || may_restart(&rd->s[vals[i].series], a, b)
-                 || pmseries_must_read_between(vals + prev, prev_end - prev,
-                                               vals + i, j - i))
-                && reread(rd, vals[i].series, a, b, err) != 0)
+        int64_t a = vals[prev].ns, b = vals[i].ns;
+        bool edge = (a < lo_ns && b > lo_ns) || (a < hi_ns && b > hi_ns);
+        if (i > 0 && (edge || may_restart(&rd->s[vals[i].series], a, b)
+                      || pmseries_must_read_between(vals + prev, prev_end - prev,
+                                                    vals + i, j - i))) {
+            if (run_from == INT64_MIN)
+                run_from = a;
+        } else {
+            if (run_from != INT64_MIN
+                && reread(rd, vals[prev].series, run_from, a, err) != 0)
                 return 1;
+            run_from = INT64_MIN;
+            feed_span(rd, vals + i, j - i, INT64_MIN, INT64_MAX);
         }
-        feed_span(rd, vals + i, j - i, INT64_MIN, INT64_MAX);
         prev = i;
         prev_end = j;
         i = j;
     }
+    if (run_from != INT64_MIN && reread(rd, vals[prev].series, run_from,
+                                        vals[prev].ns, err) != 0)
+        return 1;
     return 0;
 }
 
