@@ -10,10 +10,24 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "client/input/series_values.h"
 #include "common/xalloc.h"
 #include "relay/strmap.h"
 
 #define CHUNK_S 600          /* seconds of values per request, bounded windows */
+
+typedef pmseries_value value;
+
+/* sets in order: by series, time and instance */
+static int by_series_time(const void *a, const void *b)
+{
+    const value *x = a, *y = b;
+    if (x->series != y->series)
+        return x->series < y->series ? -1 : 1;
+    if (x->ns != y->ns)
+        return x->ns < y->ns ? -1 : 1;
+    return (x->inst > y->inst) - (x->inst < y->inst);
+}
 
 typedef struct http {
     CURL           *curl;
@@ -28,35 +42,48 @@ static size_t on_body(char *p, size_t size, size_t n, void *arg)
     return size * n;
 }
 
-/* GET base/series/WHAT?PARAMS (PARAMS already escaped) as JSON. */
-static json_t *get(http *h, const char *what, const char *params, strbuf *err)
+/* GET base/series/WHAT?PARAMS (PARAMS already escaped) into h->body;
+ * the HTTP status, or 0 with err when there was no answer. */
+static long fetch(http *h, const char *what, const char *params, strbuf *err)
 {
     strbuf url = STRBUF_INIT;
     sb_printf(&url, "%s/series/%s?%s", h->base, what, params);
     sb_reset(&h->body);
     curl_easy_setopt(h->curl, CURLOPT_URL, url.buf);
     CURLcode rc = curl_easy_perform(h->curl);
+    sb_free(&url);
     h->st->requests++;
     h->st->bytes += h->body.len;
     long code = 0;
     curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &code);
-    json_t *doc = NULL;
     if (rc != CURLE_OK) {
         sb_printf(err, "pmproxy at %s: %s", h->base, curl_easy_strerror(rc));
-    } else {
-        json_error_t je;
-        doc = json_loadb(h->body.buf ? h->body.buf : "", h->body.len, 0, &je);
-        json_t *msg = json_is_object(doc) ? json_object_get(doc, "message") : NULL;
-        if (code != 200 || doc == NULL || msg != NULL) {
-            sb_printf(err, "pmproxy at %s: /series/%s: HTTP %ld: %.*s", h->base,
-                      what, code, msg ? 300 : 120,
-                      msg ? json_string_value(msg) : h->body.buf ? h->body.buf : "");
-            json_decref(doc);
-            doc = NULL;
-        }
+        return 0;
     }
-    sb_free(&url);
+    return code;
+}
+
+/* h->body as JSON, or NULL with err (an HTTP error, pmproxy's message). */
+static json_t *parse_body(http *h, const char *what, long code, strbuf *err)
+{
+    json_error_t je;
+    json_t *doc = json_loadb(h->body.buf ? h->body.buf : "", h->body.len, 0, &je);
+    json_t *msg = json_is_object(doc) ? json_object_get(doc, "message") : NULL;
+    if (code != 200 || doc == NULL || msg != NULL) {
+        sb_printf(err, "pmproxy at %s: /series/%s: HTTP %ld: %.*s", h->base,
+                  what, code, msg ? 300 : 120,
+                  msg ? json_string_value(msg) : h->body.buf ? h->body.buf : "");
+        json_decref(doc);
+        doc = NULL;
+    }
     return doc;
+}
+
+/* GET base/series/WHAT?PARAMS as JSON. */
+static json_t *get(http *h, const char *what, const char *params, strbuf *err)
+{
+    long code = fetch(h, what, params, err);
+    return code ? parse_body(h, what, code, err) : NULL;
 }
 
 /* ---- the query ---------------------------------------------------------- */
@@ -150,6 +177,95 @@ static size_t series_param(strbuf *p, char *const *ids, size_t n)
 static const char *obj_str(json_t *o, const char *key)
 {
     return json_string_value(json_object_get(o, key));
+}
+
+/* ---- values, as pmproxy sends them --------------------------------------- */
+
+/* What a value of a /series/values reply is read into (values_of). */
+typedef struct value_sink {
+    void  (*fn)(void *arg, const char *sid, const char *inst, const char *text,
+                double ts_ms);
+    void   *arg;
+} value_sink;
+
+/* a field of a scanned value, NUL-terminated, if it fits */
+static const char *field(char *buf, size_t size, const char *p, size_t n)
+{
+    if (p == NULL || n >= size)
+        return NULL;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+static void on_scanned(void *arg, const series_value *v)
+{
+    const value_sink *sink = arg;
+    char sid[64], inst[64], text[64];
+    if (!isnan(v->timestamp))
+        sink->fn(sink->arg, field(sid, sizeof sid, v->series, v->series_len),
+                 field(inst, sizeof inst, v->instance, v->instance_len),
+                 field(text, sizeof text, v->value, v->value_len), v->timestamp);
+}
+
+static void no_value(void *arg, const series_value *v)
+{
+    (void)arg, (void)v;
+}
+
+/* GET /series/values?PARAMS, each value to sink: scanned in place
+ * (series_values.h), or through jansson where the reply is not of the
+ * shape the scanner knows (checked first, so no value comes twice). */
+static int values_of(reader *rd, const char *params, const value_sink *sink,
+                     strbuf *err)
+{
+    http *h = rd->h;
+    long code = fetch(h, "values", params, err);
+    if (code == 0)
+        return 1;
+    const char *body = h->body.buf ? h->body.buf : "";
+    if (code == 200 && series_values_scan(body, h->body.len, no_value, NULL) >= 0) {
+        series_values_scan(body, h->body.len, on_scanned, (void *)sink);
+        return 0;
+    }
+    json_t *doc = parse_body(h, "values", code, err);
+    if (doc == NULL)
+        return 1;
+    size_t k;
+    json_t *o;
+    json_array_foreach(doc, k, o) {
+        json_t *ts = json_object_get(o, "timestamp");
+        if (json_is_number(ts))
+            sink->fn(sink->arg, obj_str(o, "series"), obj_str(o, "instance"),
+                     obj_str(o, "value"), json_number_value(ts));
+    }
+    json_decref(doc);
+    return 0;
+}
+
+/* milliseconds with microsecond decimals: to the microsecond, as an
+ * archive's timeval has it */
+static int64_t ms_to_ns(double ms)
+{
+    return llround(ms * 1000.0) * 1000;
+}
+
+/* Values read: the caller's (a value of a series of the reader, or of
+ * a restart guard, of_inst telling whose). */
+typedef struct value_list {
+    reader *rd;
+    strmap *of_inst;
+    value  *v;
+    size_t  n, cap;
+} value_list;
+
+static void push_value(value_list *l, value v)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 1024;
+        l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+    }
+    l->v[l->n++] = v;
 }
 
 /* GET /series/WHAT of the series each source names in its field at
@@ -331,18 +447,18 @@ static void guard_value(series *s, int64_t ns, uint64_t v, int64_t *prev_ns,
     *prev_v = v;
 }
 
-typedef struct guard_val {
-    size_t   series;
-    int64_t  ns;
-    uint64_t v;
-} guard_val;
-
-static int by_series_ns(const void *a, const void *b)
+/* a guard's value: its series' index (of_inst: instance series ->
+ * index), time and value */
+static void add_guard(void *arg, const char *sid, const char *inst,
+                      const char *text, double ts_ms)
 {
-    const guard_val *x = a, *y = b;
-    if (x->series != y->series)
-        return x->series < y->series ? -1 : 1;
-    return (x->ns > y->ns) - (x->ns < y->ns);
+    value_list *l = arg;
+    int64_t si;
+    (void)sid;
+    if (inst == NULL || text == NULL || !strmap_get(l->of_inst, inst, &si))
+        return;
+    push_value(l, (value){ (size_t)si, ms_to_ns(ts_ms), -1,
+                           strtoull(text, NULL, 10) });
 }
 
 static int read_guards(reader *rd, int64_t start_s, int64_t finish_s,
@@ -350,46 +466,32 @@ static int read_guards(reader *rd, int64_t start_s, int64_t finish_s,
 {
     strbuf p = STRBUF_INIT;
     char **ids = xcalloc(rd->n + 1, sizeof *ids);
+    value_list l = { .of_inst = strmap_new() };
     for (size_t i = 0; i < rd->n; i++)
-        ids[i] = rd->s[i].guard_inst ? rd->s[i].guard_id : NULL;
+        if (rd->s[i].guard_inst) {
+            ids[i] = rd->s[i].guard_id;
+            strmap_put(l.of_inst, rd->s[i].guard_inst, (int64_t)i);
+        }
     bool any = series_param(&p, ids, rd->n) > 0;
     free(ids);
     if (start_s > 0)
         sb_printf(&p, "&start=%" PRId64, start_s);
     sb_printf(&p, "&finish=%" PRId64, finish_s);
-    json_t *doc = any ? get(rd->h, "values", p.buf, err) : json_array();
+    value_sink sink = { add_guard, &l };
+    int rc = any ? values_of(rd, p.buf, &sink, err) : 0;
     sb_free(&p);
-    if (doc == NULL)
-        return 1;
-    strmap *of_inst = strmap_new();    /* guard instance series -> series */
-    for (size_t i = 0; i < rd->n; i++)
-        if (rd->s[i].guard_inst)
-            strmap_put(of_inst, rd->s[i].guard_inst, (int64_t)i);
-    guard_val *gv = xcalloc(json_array_size(doc) + 1, sizeof *gv);
-    size_t m = 0, k;
-    json_t *o;
-    json_array_foreach(doc, k, o) {
-        const char *inst = obj_str(o, "instance"), *text = obj_str(o, "value");
-        json_t *ts = json_object_get(o, "timestamp");
-        int64_t si;
-        if (inst == NULL || text == NULL || !json_is_number(ts)
-            || !strmap_get(of_inst, inst, &si))
-            continue;
-        int64_t us = llround(json_number_value(ts) * 1000.0);
-        gv[m++] = (guard_val){ (size_t)si, us * 1000, strtoull(text, NULL, 10) };
-    }
-    strmap_free(of_inst);
-    json_decref(doc);
-    qsort(gv, m, sizeof *gv, by_series_ns);
+    strmap_free(l.of_inst);
+    if (l.n > 0)
+        qsort(l.v, l.n, sizeof *l.v, by_series_time);
     int64_t prev_ns = 0;
     uint64_t prev_v = 0;
-    for (size_t i = 0; i < m; i++) {
-        if (i == 0 || gv[i].series != gv[i - 1].series)
+    for (size_t i = 0; rc == 0 && i < l.n; i++) {
+        if (i == 0 || l.v[i].series != l.v[i - 1].series)
             prev_v = 0;
-        guard_value(&rd->s[gv[i].series], gv[i].ns, gv[i].v, &prev_ns, &prev_v);
+        guard_value(&rd->s[l.v[i].series], l.v[i].ns, l.v[i].v, &prev_ns, &prev_v);
     }
-    free(gv);
-    return 0;
+    free(l.v);
+    return rc;
 }
 
 /* Whether series s may have restarted in (a_ns, b_ns]: a restart its
@@ -428,19 +530,7 @@ static int load_guards(reader *rd, const char *expr, int64_t start_s,
     return rc;
 }
 
-/* ---- values ------------------------------------------------------------- */
-
-typedef pmseries_value value;
-
-static int by_series_time(const void *a, const void *b)
-{
-    const value *x = a, *y = b;
-    if (x->series != y->series)
-        return x->series < y->series ? -1 : 1;
-    if (x->ns != y->ns)
-        return x->ns < y->ns ? -1 : 1;
-    return (x->inst > y->inst) - (x->inst < y->inst);
-}
+/* ---- sets -------------------------------------------------------------- */
 
 bool pmseries_must_read_between(const pmseries_value *a, size_t na,
                                 const pmseries_value *b, size_t nb)
@@ -487,40 +577,26 @@ static void feed_span(reader *rd, const value *vals, size_t n, int64_t after_ns,
     }
 }
 
-/* The values of a /series/values reply, sorted by series, time and
- * instance; *n of them (caller frees). */
-static value *parse_values(reader *rd, json_t *doc, size_t *n)
+static void add_value(void *arg, const char *sid, const char *inst,
+                      const char *text, double ts_ms)
 {
-    size_t m = 0, k;
-    value *vals = xcalloc(json_array_size(doc) + 1, sizeof *vals);
-    json_t *o;
-    json_array_foreach(doc, k, o) {
-        const char *sid = obj_str(o, "series"), *inst = obj_str(o, "instance");
-        const char *text = obj_str(o, "value");
-        json_t *ts = json_object_get(o, "timestamp");
-        int64_t si, ni = -1;
-        bool end = false;
-        if (sid == NULL || text == NULL || !json_is_number(ts))
-            continue;
-        if (!strmap_get(rd->by_id, sid, &si)) {
-            if (!strmap_get(rd->end_of, sid, &si))
-                continue;
-            end = true;
-        } else if (inst == NULL || !strmap_get(rd->inst, inst, &ni)) {
-            continue;
-        }
-        char *e;
-        uint64_t v = strtoull(text, &e, 10);
-        if (e == text || *e != '\0')
-            continue;
-        /* milliseconds with microsecond decimals: to the microsecond, as
-         * an archive's timeval has it */
-        int64_t us = llround(json_number_value(ts) * 1000.0);
-        vals[m++] = (value){ (size_t)si, us * 1000, end ? -1 : (long)ni, v };
+    value_list *l = arg;
+    int64_t si, ni = -1;
+    bool end = false;
+    if (sid == NULL || text == NULL)
+        return;
+    if (!strmap_get(l->rd->by_id, sid, &si)) {
+        if (!strmap_get(l->rd->end_of, sid, &si))
+            return;
+        end = true;
+    } else if (inst == NULL || !strmap_get(l->rd->inst, inst, &ni)) {
+        return;
     }
-    qsort(vals, m, sizeof *vals, by_series_time);
-    *n = m;
-    return vals;
+    char *e;
+    uint64_t v = strtoull(text, &e, 10);
+    if (e == text || *e != '\0')
+        return;
+    push_value(l, (value){ (size_t)si, ms_to_ns(ts_ms), end ? -1 : (long)ni, v });
 }
 
 /* /series/values of series `only` (SIZE_MAX: all) from start_s to
@@ -545,13 +621,20 @@ static value *get_values(reader *rd, size_t only, int64_t start_s,
     if (step_ms > 0)
         sb_printf(&p, "&interval=%" PRId64 ".%03dsec", step_ms / 1000,
                   (int)(step_ms % 1000));
-    json_t *doc = get(rd->h, "values", p.buf, err);
+    value_list l = { .rd = rd };
+    value_sink sink = { add_value, &l };
+    int rc = values_of(rd, p.buf, &sink, err);
     sb_free(&p);
-    if (doc == NULL)
+    if (rc != 0) {
+        free(l.v);
         return NULL;
-    value *vals = parse_values(rd, doc, n);
-    json_decref(doc);
-    return vals;
+    }
+    if (l.v == NULL)
+        l.v = xcalloc(1, sizeof *l.v);
+    /* sorted by series, time and instance */
+    qsort(l.v, l.n, sizeof *l.v, by_series_time);
+    *n = l.n;
+    return l.v;
 }
 
 static int read_chunk(reader *rd, int64_t start_s, int64_t finish_s,
