@@ -222,6 +222,11 @@ build/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c $(FUZZ_PPROF_SRCS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Ibuild/gen -o $@ $< $(FUZZ_PPROF_SRCS) $(CLIENT_LIBS) -lm
 
+# pmproxy's /series/values reply, for fuzz_series_values (jansson the oracle)
+build/fuzz/fuzz_series_values: fuzz/fuzz_series_values.c client/input/series_values.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(JANSSON_LIBS) -lm
+
 build/fuzz/%: fuzz/%.c $(RELAY_SRCS) $(COMMON_SRCS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(RELAY_SRCS) $(COMMON_SRCS) $(JANSSON_LIBS) $(EV_LIBS)

@@ -41,6 +41,9 @@ seed() {   # seed TARGET DIR: copy the fixtures that fit the target
             cp fuzz/seeds/go-heap.pb.gz "$dir/seed2"
             gzip -dc fuzz/seeds/go-cpu.pb.gz > "$dir/seed3"
             gzip -dc fuzz/seeds/go-heap.pb.gz > "$dir/seed4" ;;
+        fuzz_series_values)
+            cp fuzz/seeds/pmproxy-values.json "$dir/seed1"
+            printf '[{"series":"a","timestamp":1.5e3,"value":"7"}, {}]' > "$dir/seed2" ;;
         fuzz_config)
             printf '{"directory_list": ["/x"], "poll_interval": 0.5, "stap_roots": []}' > "$dir/seed2" ;;
     esac

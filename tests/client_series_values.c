@@ -63,6 +63,8 @@ START_TEST(other_shapes_are_refused)
         "{\"message\":\"no such series\"}",         /* pmproxy's error */
         "[{\"series\":\"a\\\"b\"}]",                /* an escape */
         "[{\"series\":\"a\tb\"}]",                  /* a control byte */
+        "[{\"va\x93ue\":\"7\"}]",                   /* not ASCII (not UTF-8) */
+        "[{\"series\":\"caf\xc3\xa9\"}]",           /* UTF-8: for jansson */
         "[{\"series\":{\"x\":1}}]",                 /* nested */
         "[{\"series\":[1]}]",
         "[{\"series\":true}]",                      /* a literal */
@@ -72,6 +74,17 @@ START_TEST(other_shapes_are_refused)
         "[{\"series\":\"a\"}] x",                   /* trailing text */
         "[{\"series\" \"a\"}]",                     /* no colon */
         "[{\"timestamp\":1.2.3.4e}]",               /* not a number */
+        "[{\"series\":\"a\",\"series\":\"b\"}]",      /* a key twice */
+        "[{\"timestamp\":1,\"timestamp\":2}]",
+        "[{\"value\":1}]",                          /* a known key's type */
+        "[{\"timestamp\":\"1\"}]",
+        "[{\"timestamp\":.5}]",                     /* not JSON's grammar */
+        "[{\"timestamp\":+5}]",
+        "[{\"timestamp\":05}]",
+        "[{\"timestamp\":5.}]",
+        "[{\"timestamp\":1e}]",
+        "[{\"timestamp\":1e999}]",                  /* not finite */
+        "[{\"timestamp\":99999999999999999999}]",   /* over a long long */
         "[{\"timestamp\":"
         "1111111111111111111111111111111111111111111111111111111111111111}]",
     };

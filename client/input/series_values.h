@@ -7,8 +7,8 @@
  *   {"series":"<id>","instance":"<id>","timestamp":<ms>,"value":"<text>"}
  * (keys in any order, "instance" absent for a metric without instances),
  * so it is read without a tree: each object's fields point into the body.
- * Anything else -- an escape in a string, a nested value, an unknown
- * token -- makes the scan give up, and the caller reads the body with a
+ * Anything else -- an escape or a byte that is not printable ASCII in a
+ * string, a nested value, an unknown token -- makes the scan give up, and the caller reads the body with a
  * real JSON parser instead: a reply this scanner does not know is never
  * misread. */
 #ifndef STAPRELAY_SERIES_VALUES_H
