@@ -284,33 +284,54 @@ static json_t *get_of_field(reader *rd, const char *what, size_t field,
     return doc;
 }
 
-/* Instance names of every series, and one instance series each. */
-static int load_instances(reader *rd, char **first_inst, strbuf *err)
+/* An instance of /series/instances: its metric series, instance series,
+ * name and source (NULL where pmproxy gave none). */
+typedef void (*instance_fn)(reader *rd, const char *sid, const char *inst,
+                            const char *name, const char *src, void *arg);
+
+/* Each instance of the series named in field `field` of every source. */
+static int each_instance(reader *rd, size_t field, instance_fn fn, void *arg,
+                         strbuf *err)
 {
-    json_t *doc = get_of_field(rd, "instances", offsetof(series, id), err);
+    json_t *doc = get_of_field(rd, "instances", field, err);
     if (doc == NULL)
         return 1;
     size_t k;
     json_t *o;
     json_array_foreach(doc, k, o) {
         const char *sid = obj_str(o, "series"), *inst = obj_str(o, "instance");
-        const char *name = obj_str(o, "name"), *src = obj_str(o, "source");
-        int64_t si;
-        if (sid == NULL || inst == NULL || name == NULL
-            || !strmap_get(rd->by_id, sid, &si))
-            continue;
-        if (!strmap_get(rd->inst, inst, NULL)) {
-            rd->names = xrealloc(rd->names, (rd->nnames + 1) * sizeof *rd->names);
-            rd->names[rd->nnames] = xstrdup(name);
-            strmap_put(rd->inst, inst, (int64_t)rd->nnames++);
-        }
-        if (first_inst[si] == NULL)
-            first_inst[si] = xstrdup(inst);
-        if (rd->s[si].source == NULL && src != NULL)
-            rd->s[si].source = xstrdup(src);
+        const char *name = obj_str(o, "name");
+        if (sid != NULL && inst != NULL && name != NULL)
+            fn(rd, sid, inst, name, obj_str(o, "source"), arg);
     }
     json_decref(doc);
     return 0;
+}
+
+/* its name, the first instance series of its metric series, its source */
+static void take_instance(reader *rd, const char *sid, const char *inst,
+                          const char *name, const char *src, void *arg)
+{
+    char **first_inst = arg;
+    int64_t si;
+    if (!strmap_get(rd->by_id, sid, &si))
+        return;
+    if (!strmap_get(rd->inst, inst, NULL)) {
+        rd->names = xrealloc(rd->names, (rd->nnames + 1) * sizeof *rd->names);
+        rd->names[rd->nnames] = xstrdup(name);
+        strmap_put(rd->inst, inst, (int64_t)rd->nnames++);
+    }
+    if (first_inst[si] == NULL)
+        first_inst[si] = xstrdup(inst);
+    if (rd->s[si].source == NULL && src != NULL)
+        rd->s[si].source = xstrdup(src);
+}
+
+/* Instance names of every series, and one instance series each. */
+static int load_instances(reader *rd, char **first_inst, strbuf *err)
+{
+    return each_instance(rd, offsetof(series, id), take_instance, first_inst,
+                         err);
 }
 
 /* hostname of each series, from the labels of one of its instances */
@@ -411,23 +432,21 @@ static bool guard_names(const char *expr, strbuf *guard, strbuf *stream)
     return true;
 }
 
+/* the guard's instance for the stream (arg) */
+static void take_guard(reader *rd, const char *sid, const char *inst,
+                       const char *name, const char *src, void *arg)
+{
+    (void)src;
+    for (size_t i = 0; i < rd->n; i++)
+        if (rd->s[i].guard_id && strcmp(rd->s[i].guard_id, sid) == 0
+            && strcmp(name, arg) == 0 && rd->s[i].guard_inst == NULL)
+            rd->s[i].guard_inst = xstrdup(inst);
+}
+
 static int load_guard_instances(reader *rd, const char *stream, strbuf *err)
 {
-    json_t *doc = get_of_field(rd, "instances", offsetof(series, guard_id), err);
-    if (doc == NULL)
-        return 1;
-    size_t k;
-    json_t *o;
-    json_array_foreach(doc, k, o) {
-        const char *sid = obj_str(o, "series"), *inst = obj_str(o, "instance");
-        const char *name = obj_str(o, "name");
-        for (size_t i = 0; sid && inst && name && i < rd->n; i++)
-            if (rd->s[i].guard_id && strcmp(rd->s[i].guard_id, sid) == 0
-                && strcmp(name, stream) == 0 && rd->s[i].guard_inst == NULL)
-                rd->s[i].guard_inst = xstrdup(inst);
-    }
-    json_decref(doc);
-    return 0;
+    return each_instance(rd, offsetof(series, guard_id), take_guard,
+                         (void *)stream, err);
 }
 
 /* series i's guard value at ns: where it went down, a restart */
