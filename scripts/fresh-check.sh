@@ -3,7 +3,7 @@
 # find what this machine has that a new one lacks (packages, users,
 # directories, state left by earlier runs).
 #
-#   scripts/fresh-check.sh [-b BRANCH] [-d DIR] [-l LOG] [-k]
+#   scripts/fresh-check.sh [-b BRANCH] [-d DIR] [-l LOG] [-p PATH] [-H] [-k]
 #
 # As root.  debootstrap makes a bookworm system in DIR (default
 # /var/tmp/staprelay-fresh; an existing DIR is removed first unless -k
@@ -11,11 +11,17 @@
 # machine's / is a mount point) and /proc, /sys and /dev (with what is
 # mounted below them) into it, its /etc/hosts names the host as an
 # installed Debian's does, a clean `git clone` of BRANCH (default: the
-# current one) of this repository goes to /root/staprelay there, and
+# current one) of this repository goes to PATH there (default
+# /root/staprelay; -p "/tmp/a b/staprelay" checks that nothing depends on
+# where the checkout lives, /tmp and spaces included), and
 # what README says a new machine needs runs in it as root:
 # ./scripts/deps.sh (a fresh Debian has no make yet), then `make check`.  Everything goes to LOG
 # (default DIR.log); the last line says "fresh-check: PASS" or
 # "fresh-check: FAIL (...)".  The exit status is make check's.
+#
+# -H keeps one CPU busy for the whole run (a shell busy loop, stopped on
+# the way out): the suite must pass on a loaded machine, so this is how it
+# is checked before an issue is called resolved.
 #
 # What the chroot shares with this machine: the kernel, the network (a
 # private pmcd picks a free loopback port, as on any machine) and the CPU.
@@ -32,18 +38,23 @@ branch=$(git -C "$here" rev-parse --abbrev-ref HEAD)
 dir=/var/tmp/staprelay-fresh
 log=
 keep=
-while getopts b:d:l:k opt; do
+path=/root/staprelay
+hog=
+while getopts b:d:l:p:Hk opt; do
     case $opt in
         b) branch=$OPTARG ;;
         d) dir=$OPTARG ;;
         l) log=$OPTARG ;;
+        p) path=$OPTARG ;;
+        H) hog=1 ;;
         k) keep=1 ;;
-        *) sed -n '2,20p' "$0" >&2; exit 2 ;;
+        *) sed -n '2,30p' "$0" >&2; exit 2 ;;
     esac
 done
 : "${log:=$dir.log}"
 [ "$(id -u)" = 0 ] || { echo "fresh-check: run as root" >&2; exit 1; }
 case $dir in /|/usr|/var|/tmp|/root|/home) echo "fresh-check: refusing DIR=$dir" >&2; exit 1 ;; esac
+case $path in /?*) ;; *) echo "fresh-check: PATH must be absolute: $path" >&2; exit 1 ;; esac
 
 exec > "$log" 2>&1
 say() { echo "[$(date +%T)] fresh-check: $*"; }
@@ -54,9 +65,11 @@ mirror=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/debian.sour
 [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
 
 mounted=
+hog_pid=
 cleanup() {
     rc=$?
     trap - EXIT INT TERM HUP
+    [ -z "$hog_pid" ] || kill "$hog_pid" 2>/dev/null || true
     # processes left inside the chroot (a daemon a postinst started, a
     # test's stray child): they are ours, found by their root directory
     for p in /proc/[0-9]*; do
@@ -116,17 +129,24 @@ for m in /proc /sys /dev; do
     mounted="$m $mounted"      # unmounted in reverse order
 done
 
-say "cloning branch $branch ($(git -C "$here" rev-parse --short "$branch"))"
-rm -rf "$dir/root/staprelay"
-git clone -q --branch "$branch" "$here" "$dir/root/staprelay"
-git -C "$dir/root/staprelay" log --oneline -1
+say "cloning branch $branch ($(git -C "$here" rev-parse --short "$branch")) to $path"
+rm -rf "$dir$path"
+mkdir -p "$(dirname "$dir$path")"
+git clone -q --branch "$branch" "$here" "$dir$path"
+git -C "$dir$path" log --oneline -1
+
+if [ -n "$hog" ]; then
+    sh -c 'while :; do :; done' &
+    hog_pid=$!
+    say "CPU hog running (pid $hog_pid) for the whole run"
+fi
 
 say "make check in the chroot (waiting for /tmp/staprelay-check.lock)"
 set +e
 flock /tmp/staprelay-check.lock \
     chroot "$dir" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    sh -c 'cd /root/staprelay && ./scripts/deps.sh && make check'
+    STAPRELAY_CHECKOUT="$path" sh -c 'cd "$STAPRELAY_CHECKOUT" && ./scripts/deps.sh && make check'
 rc=$?
 set -e
 if [ $rc = 0 ]; then
