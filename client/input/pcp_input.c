@@ -623,7 +623,8 @@ static int metric_named(const reader *rd, const char *name)
 /* A live source's metrics that are not in the namespace yet (the PMDA
  * discovers a source `staprelay run` just started within its poll
  * interval) are waited for, up to --wait seconds, saying so on stderr.
- * Returns how long it waited (0: everything was there). */
+ * Returns how long it waited (0: it did not, everything was there or
+ * --wait 0). */
 static double wait_for_metrics(reader *rd, source *s)
 {
     double limit = rd->po->wait_set ? rd->po->wait_s : PCP_WAIT_DEFAULT;
@@ -634,18 +635,18 @@ static double wait_for_metrics(reader *rd, source *s)
             int sts = metric_named(rd, rd->po->metrics[m]);
             if (sts == PM_ERR_NAME)
                 missing = rd->po->metrics[m];
-            else if (sts < 0)
-                return mono_now() - t0;     /* resolve_metrics says why */
+            else if (sts < 0)   /* resolve_metrics says why */
+                return said >= 0 ? mono_now() - t0 : 0;
         }
         double now = mono_now();
         if (missing == NULL) {
             if (said >= 0)
                 fprintf(stderr, "staprelay %s: %s: %s appeared after %.1f s\n",
                         rd->cmd, s->spec, rd->po->metrics[0], now - t0);
-            return now - t0;
+            return 0;       /* there: a lookup error is not for waiting */
         }
         if (now - t0 >= limit)
-            return now - t0;
+            return said >= 0 ? now - t0 : 0;
         if (said < 0) {
             fprintf(stderr, "staprelay %s: %s: %s is not there yet; waiting "
                     "up to %g s for it to appear (--wait)\n", rd->cmd,
