@@ -42,6 +42,45 @@ static int parse(run_opts *o, char *err, size_t len, ...)
     return rc;
 }
 
+/* The module cache is never beside the sources: $STAPRELAY_CACHE, else
+ * /var/cache/staprelay for root, else $XDG_CACHE_HOME (absolute), else
+ * ~/.cache. */
+START_TEST(cache_dir_rule)
+{
+    char *d = run_cache_dir_for("/srv/c", 0, "/x", "/home/u");
+    ck_assert_str_eq(d, "/srv/c");
+    free(d);
+    d = run_cache_dir_for("", 0, "/x", "/root");
+    ck_assert_str_eq(d, "/var/cache/staprelay");
+    free(d);
+    d = run_cache_dir_for(NULL, 1000, "/x/cache", "/home/u");
+    ck_assert_str_eq(d, "/x/cache/staprelay");
+    free(d);
+    d = run_cache_dir_for(NULL, 1000, "relative", "/home/u");
+    ck_assert_str_eq(d, "/home/u/.cache/staprelay");
+    free(d);
+    d = run_cache_dir_for(NULL, 1000, NULL, "/home/u");
+    ck_assert_str_eq(d, "/home/u/.cache/staprelay");
+    free(d);
+    /* the environment: a source tree no longer chooses build/stapcache */
+    char *saved = getenv("STAPRELAY_CACHE") ? strdup(getenv("STAPRELAY_CACHE")) : NULL;
+    unsetenv("STAPRELAY_CACHE");
+    d = run_cache_dir();
+    ck_assert_ptr_null(strstr(d, "stapcache"));
+    ck_assert(strcmp(d, "/var/cache/staprelay") == 0 || strstr(d, "/staprelay") != NULL);
+    free(d);
+    setenv("STAPRELAY_CACHE", "/tmp/qq", 1);
+    d = run_cache_dir();
+    ck_assert_str_eq(d, "/tmp/qq");
+    free(d);
+    if (saved)
+        setenv("STAPRELAY_CACHE", saved, 1);
+    else
+        unsetenv("STAPRELAY_CACHE");
+    free(saved);
+}
+END_TEST
+
 START_TEST(args_basic)
 {
     run_opts o;
@@ -505,6 +544,7 @@ TEST_SUITE(client_run)
     tcase_add_test(tc, catalog);
     tcase_add_test(tc, module_probe);
     tcase_add_test(tc, choice);
+    tcase_add_test(tc, cache_dir_rule);
     suite_add_tcase(s, tc);
     /* runs stap/kmod.sh and stap/kbuild.sh (shell, sha256sum, cp) five
      * times: seconds on a busy machine */

@@ -77,10 +77,12 @@ int inout_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
         fprintf(stderr, "staprelay %s: all %" PRIu64 " %s outside "
                 "the -S/-T window\n", o->command, st.outside,
                 st.counter_sets ? "samples are" : "records are");
-    else if (st.outside && st.live_window)
+    else if (st.outside > st.outside_late && st.live_window)
+        /* those stamped after -T are not news: fetching goes on until one
+         * arrives, to know the window's own have all come */
         fprintf(stderr, "staprelay %s: left out %" PRIu64 " records stamped "
-                "outside the collection window (queued before it started, "
-                "or after its end)\n", o->command, st.outside);
+                "before collection started (the PMDA still held them for a "
+                "new client)\n", o->command, st.outside - st.outside_late);
     else if (st.outside && st.run_window)
         fprintf(stderr, "staprelay %s: left out %" PRIu64 " records from "
                 "outside run %s's time window (another run of the same "

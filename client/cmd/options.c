@@ -23,7 +23,7 @@ enum {
     O_REVERSE, O_INVERTED, O_FLAMECHART, O_SORT, O_FORMAT, O_NOTES,
     O_NORMALIZE, O_STRIP_HEX, O_NEGATE, O_ELIDED, O_FOLDED, O_LIMIT, O_BY,
     O_HELP, O_OUTPUT, O_HOST, O_ARCHIVE, O_INTERVAL, O_START, O_FINISH,
-    O_METRIC, O_BY_HOST, O_SERIES, O_PMPROXY, O_RUN, O_OUTPUT_DIR, O_LABEL,
+    O_METRIC, O_BY_HOST, O_SERIES, O_PMPROXY, O_WAIT, O_RUN, O_OUTPUT_DIR, O_LABEL,
     O_ROWS, O_ENHANCE, O_KEEP_IDLE,
     O_LIVE_DIR, O_WINDOW_MINUTES, O_FLAME_SECONDS, O_MAX_SAMPLES,
     O_HEATMAP_KIND,
@@ -152,6 +152,8 @@ static const opt_def options[] = {
       "NAME", "the event metric (the arguments are then files)" },
     { "by-host", no_argument, 0, O_BY_HOST, OPTS_PCP,
       "", "host name as the root frame" },
+    { "wait", required_argument, 0, O_WAIT, OPTS_PCP,
+      "SECONDS", "live: wait up to SECONDS for the metric to appear (default 30; 0: not at all)" },
     { "series", required_argument, 0, O_SERIES, OPTS_PCP,
       "QUERY", "read the stacks counters pmseries QUERY matches, through pmproxy" },
     { "pmproxy", required_argument, 0, O_PMPROXY, OPTS_PCP,
@@ -411,6 +413,17 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
         o->metric_opt = true;
         break;
     case O_BY_HOST: o->pcp.by_host = true; break;
+    case O_WAIT: {
+        char *end;
+        errno = 0;
+        double w = strtod(arg, &end);
+        if (end == arg || *end != '\0' || errno != 0 || !(w >= 0) || w > 86400)
+            return cmd_opts_error(o, usage, "--wait %s: give seconds, 0 to "
+                                  "86400", arg);
+        o->pcp.wait_s = w;
+        o->pcp.wait_set = true;
+        break;
+    }
     case O_SERIES:
         if (o->nseries == 2 || (o->nseries == 1 && !two))
             return cmd_opts_error(o, usage, "%s: %s", two

@@ -48,6 +48,12 @@ typedef struct source {
     int64_t      lo_ns, hi_ns;
     int64_t      first_ns, last_ns;    /* archives: span of archive and records */
     uint64_t     fetch_errors;
+    bool         reconnect;            /* live: the connection failed */
+    double       failed_at;            /* mono_now() of the first failure */
+    /* live: metric m had values at the last fetch (vanish notices) */
+    int          presence;             /* 0 unknown, 1 there, -1 gone */
+    bool         no_control;           /* no staprelay.control.source.* */
+    pmID         ctl_pmid[2];          /* .state, .prefix */
 } source;
 
 typedef struct reader {
@@ -348,6 +354,10 @@ static int resolve_metrics(reader *rd, source *s, strbuf *err)
     return rc;
 }
 
+static double wait_for_metrics(reader *rd, source *s);
+static bool string_value(const pmValueSet *vs, int inst, const char **p,
+                         size_t *len);
+
 static int open_source(reader *rd, source *s, strbuf *err)
 {
     int type = s->live ? PM_CONTEXT_HOST : PM_CONTEXT_ARCHIVE;
@@ -363,7 +373,13 @@ static int open_source(reader *rd, source *s, strbuf *err)
         snprintf(s->host, sizeof s->host, "%s", s->spec);
     if (rd->po->run)
         return 0;       /* the metric comes from the run (run_start) */
-    return resolve_metrics(rd, s, err);
+    double waited = s->live ? wait_for_metrics(rd, s) : 0;
+    int rc = resolve_metrics(rd, s, err);
+    if (rc != 0 && waited > 0)
+        sb_printf(err, "; it did not appear within %.0f s (--wait SECONDS "
+                  "waits longer; is its source running? pminfo -h %s "
+                  "staprelay lists what the PMDA publishes)", waited, s->spec);
+    return rc;
 }
 
 static void close_source(source *s)
@@ -417,8 +433,11 @@ static void on_sample(void *arg, const pcp_sample *smp)
     rd->st->records++;
     if (s->window && (smp->when_ns < s->lo_ns || smp->when_ns > s->hi_ns)) {
         rd->st->outside++;
-        if (smp->when_ns > s->hi_ns)
+        if (smp->when_ns > s->hi_ns) {
             rd->past_end = true;
+            if (s->live)
+                rd->st->outside_late++;
+        }
         return;
     }
     if (smp->bad_weight
@@ -547,6 +566,15 @@ static void process_result(reader *rd, source *s, const pmResult *r)
 
 /* ---- live ------------------------------------------------------------ */
 
+/* libpcp's reconnect back-off (PMCD_RECONNECT_TIMEOUT, by default 5, 10,
+ * 20, 40 then 80 s between attempts) would leave a client blind for up
+ * to 80 s after pmcd is back.  A live input retries every second unless
+ * the user chose a schedule; libpcp reads it once, at the first failure. */
+static void live_reconnect_schedule(void)
+{
+    setenv("PMCD_RECONNECT_TIMEOUT", "1", 0);
+}
+
 static double mono_now(void)
 {
     struct timespec ts;
@@ -561,6 +589,77 @@ static void sleep_until(double when)
         return;
     struct timespec ts = { (time_t)d, (long)((d - (time_t)d) * 1e9) };
     nanosleep(&ts, NULL);   /* EINTR: the caller re-checks stopsig_count() */
+}
+
+/* ---- live: waiting for a metric to appear ---------------------------- */
+
+/* 0 when a name NAME stands for (itself, NAME.records, the counter) is
+ * in pmcd's namespace now, PM_ERR_NAME when none is, or another error
+ * (pmcd gone, ...). */
+static int metric_named(const reader *rd, const char *name)
+{
+    strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+    pcp_metric_candidates(name, &a, &b);
+    pcp_counter_kind kind = ends_with(name, ".subsecond") ? PCP_COUNTER_SUBSECOND
+                            : ends_with(name, ".stacks") ? PCP_COUNTER_STACKS
+                            : rd->po->counter;
+    char cname[1024];
+    pcp_counter_name(name, kind, cname, sizeof cname);
+    const char *names[3] = { a.buf, b.len ? b.buf : cname, cname };
+    int rc = PM_ERR_NAME;
+    for (int i = 0; i < 3 && rc == PM_ERR_NAME; i++) {
+        pmID id;
+        int sts = pmLookupName(1, &names[i], &id);
+        if (sts >= 0 && id != PM_ID_NULL)
+            rc = 0;
+        else if (sts < 0 && sts != PM_ERR_NAME && sts != PM_ERR_NONLEAF)
+            rc = sts;
+    }
+    sb_free(&a);
+    sb_free(&b);
+    return rc;
+}
+
+/* A live source's metrics that are not in the namespace yet (the PMDA
+ * discovers a source `staprelay run` just started within its poll
+ * interval) are waited for, up to --wait seconds, saying so on stderr.
+ * Returns how long it waited (0: it did not, everything was there or
+ * --wait 0). */
+static double wait_for_metrics(reader *rd, source *s)
+{
+    double limit = rd->po->wait_set ? rd->po->wait_s : PCP_WAIT_DEFAULT;
+    double t0 = mono_now(), said = -1;
+    for (;;) {
+        const char *missing = NULL;
+        for (int m = 0; m < rd->po->nmetrics && missing == NULL; m++) {
+            int sts = metric_named(rd, rd->po->metrics[m]);
+            if (sts == PM_ERR_NAME)
+                missing = rd->po->metrics[m];
+            else if (sts < 0)   /* resolve_metrics says why */
+                return said >= 0 ? mono_now() - t0 : 0;
+        }
+        double now = mono_now();
+        if (missing == NULL) {
+            if (said >= 0)
+                fprintf(stderr, "staprelay %s: %s: %s appeared after %.1f s\n",
+                        rd->cmd, s->spec, rd->po->metrics[0], now - t0);
+            return 0;       /* there: a lookup error is not for waiting */
+        }
+        if (now - t0 >= limit)
+            return said >= 0 ? now - t0 : 0;
+        if (said < 0) {
+            fprintf(stderr, "staprelay %s: %s: %s is not there yet; waiting "
+                    "up to %g s for it to appear (--wait)\n", rd->cmd,
+                    s->spec, missing, limit);
+            said = now;
+        } else if (now - said >= 10) {
+            fprintf(stderr, "staprelay %s: %s: still waiting for %s (%.0f s)"
+                    "\n", rd->cmd, s->spec, missing, now - t0);
+            said = now;
+        }
+        double next = now + 0.25;
+        sleep_until(next < t0 + limit ? next : t0 + limit);
+    }
 }
 
 /* ---- runs (--run NAME) ------------------------------------------------ */
@@ -949,6 +1048,80 @@ static int run_finish(reader *rd, const source *s, const run_follow *rf,
 
 /* One round: a fetch from every source.  Returns 0, or the first
  * error; calls po->on_round when set (its nonzero return: stop). */
+/* The state pmdastaprelay reports for the source publishing metric
+ * NAME (staprelay.control.source.state of the source whose prefix NAME
+ * is under): 1 when it is "ok", -1 when it is gone (vanished, an error,
+ * or no longer listed), 0 when it cannot be told. */
+static int source_state(source *s, const char *name)
+{
+    if (s->no_control)
+        return 0;
+    if (s->ctl_pmid[0] == 0 && s->ctl_pmid[1] == 0) {
+        const char *names[2] = { "staprelay.control.source.state",
+                                 "staprelay.control.source.prefix" };
+        if (pmLookupName(2, names, s->ctl_pmid) != 2
+            || s->ctl_pmid[0] == PM_ID_NULL || s->ctl_pmid[1] == PM_ID_NULL) {
+            s->no_control = true;
+            return 0;
+        }
+    }
+    pmResult *r = NULL;
+    if (pmFetch(2, s->ctl_pmid, &r) < 0)
+        return 0;
+    int rc = -1;
+    size_t best = 0;
+    const pmValueSet *st = r->numpmid == 2 ? r->vset[0] : NULL;
+    const pmValueSet *px = r->numpmid == 2 ? r->vset[1] : NULL;
+    for (int j = 0; px != NULL && j < px->numval; j++) {
+        const char *p, *v;
+        size_t plen, vlen;
+        int inst = px->vlist[j].inst;
+        if (!string_value(px, inst, &p, &plen) || plen == 0
+            || strncmp(name, "staprelay.", 10) != 0
+            || strncmp(name + 10, p, plen) != 0 || name[10 + plen] != '.'
+            || plen < best)
+            continue;
+        best = plen;
+        rc = string_value(st, inst, &v, &vlen) && vlen == 2
+             && memcmp(v, "ok", 2) == 0 ? 1 : -1;
+    }
+    pmFreeResult(r);
+    return rc;
+}
+
+/* After a live fetch: say when the source of the metric goes away and
+ * when it comes back (an event metric has no value either way between
+ * records, so the PMDA's own word on its sources decides). */
+static void live_presence(reader *rd, source *s)
+{
+    if (s->npmids == 0)
+        return;
+    int now = source_state(s, s->names[0]);
+    if (now == 0 || now == s->presence)
+        return;
+    if (now < 0)
+        fprintf(stderr, "staprelay %s: %s: the source of %s is gone (see "
+                "pminfo -h %s -f staprelay.control.source.state); waiting "
+                "for it to come back\n", rd->cmd, s->spec, s->names[0],
+                s->spec);
+    else if (s->presence < 0)
+        fprintf(stderr, "staprelay %s: %s: the source of %s is back\n",
+                rd->cmd, s->spec, s->names[0]);
+    s->presence = now;
+}
+
+/* A failed source: reconnect (libpcp allows one attempt a second, see
+ * live_reconnect_schedule).  True when it is connected again. */
+static bool reconnect_source(source *s)
+{
+    if (!s->reconnect)
+        return true;
+    if (pmReconnectContext(s->ctx) < 0)
+        return false;
+    s->reconnect = false;
+    return true;
+}
+
 static int fetch_live(reader *rd, source *srcs, int n)
 {
     int first = 0;
@@ -956,21 +1129,31 @@ static int fetch_live(reader *rd, source *srcs, int n)
         source *s = &srcs[i];
         pmResult *r = NULL;
         int sts = pmUseContext(s->ctx);
-        if (sts >= 0 && rd->po->on_round && s->fetch_errors > 0)
-            sts = pmReconnectContext(s->ctx);   /* throttled by libpcp */
+        if (sts >= 0 && !reconnect_source(s))
+            sts = PM_ERR_IPC;
         if (sts >= 0)
             sts = pmFetch(s->npmids, s->pmids, &r);
         if (sts < 0) {
-            if (s->fetch_errors++ == 0 && rd->po->on_round == NULL)
-                fprintf(stderr, "staprelay %s: %s: fetch failed: %s\n",
-                        rd->cmd, s->spec, pmErrStr(sts));
+            /* pmcd is gone, or the connection broke: what was fetched
+             * stays; reconnect until it answers again */
+            if (s->fetch_errors++ == 0) {
+                s->failed_at = mono_now();
+                if (rd->po->on_round == NULL)
+                    fprintf(stderr, "staprelay %s: %s: fetch failed: %s; "
+                            "reconnecting (what arrived is kept)\n",
+                            rd->cmd, s->spec, pmErrStr(sts));
+            }
+            s->reconnect = true;
             if (first == 0)
                 first = sts;
             continue;
         }
-        if (rd->po->on_round)
-            s->fetch_errors = 0;
+        if (s->fetch_errors > 0 && rd->po->on_round == NULL)
+            fprintf(stderr, "staprelay %s: %s: reconnected after %.1f s\n",
+                    rd->cmd, s->spec, mono_now() - s->failed_at);
+        s->fetch_errors = 0;
         rd->st->fetches++;
+        live_presence(rd, s);
         process_result(rd, s, r);
         pmFreeResult(r);
     }
@@ -1023,6 +1206,29 @@ static void drain_live(reader *rd, source *srcs, int n)
         if (stopsig_count() || fetch_live(rd, srcs, n) != 0)
             break;
     }
+}
+
+/* Between rounds while a source is failing: try to reconnect every
+ * RECONNECT_EVERY s, so pmcd's return is seen within a second or two
+ * however long -t is.  True when one came back (fetch it now). */
+#define RECONNECT_EVERY 1.0
+
+static bool any_failing(const source *srcs, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (srcs[i].reconnect)
+            return true;
+    return false;
+}
+
+static bool reconnect_failing(source *srcs, int n)
+{
+    bool back = false;
+    for (int i = 0; i < n; i++)
+        if (srcs[i].reconnect && pmUseContext(srcs[i].ctx) >= 0
+            && reconnect_source(&srcs[i]))
+            back = true;
+    return back;
 }
 
 static int collect_live(reader *rd, pcp_options *runpo, source *srcs, int n,
@@ -1085,7 +1291,19 @@ static int collect_live(reader *rd, pcp_options *runpo, source *srcs, int n,
         double next = t0 + k * interval;
         if (end >= 0 && next > end)
             next = end;
-        sleep_until(next);
+        /* while a source is failing, wake every RECONNECT_EVERY s to
+         * try it; one that is back is fetched at once */
+        bool early = false;
+        while (any_failing(srcs, n) && !stopsig_count()
+               && mono_now() + RECONNECT_EVERY < next) {
+            sleep_until(mono_now() + RECONNECT_EVERY);
+            if (!stopsig_count() && reconnect_failing(srcs, n)) {
+                early = true;
+                break;
+            }
+        }
+        if (!early)
+            sleep_until(next);
         if (stopsig_count())
             break;
         done = fetch_live(rd, srcs, n) != 0;
@@ -1350,6 +1568,8 @@ int pcp_input_read(const pcp_options *po, const input_options *in,
     if (pcp_options_check(po, err) < 0)
         return 2;
     bool live = po->nhosts > 0;
+    if (live)
+        live_reconnect_schedule();
     pcp_options runpo = *po;    /* with --run, the metric is the run's */
     run_follow rf = { .name = po->run, .terminal_at = -1 };
     reader rd = { .po = &runpo, .in = in, .cmd = cmd, .st = st,

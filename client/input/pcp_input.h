@@ -15,6 +15,16 @@
  * second, at most 2 s, until a record stamped after the end shows that
  * those inside it have all arrived.
  *
+ * A live metric that is not there yet (a source that `staprelay run`
+ * just started, which the PMDA has not discovered) is waited for, up to
+ * --wait (PCP_WAIT_DEFAULT) seconds, with a line on stderr; then the
+ * lookup's error.  A metric whose values vanish (the source went away:
+ * no value, or the PMDA's error for it) is said on stderr, and again when
+ * it comes back.  A connection that fails is reconnected every second
+ * (libpcp's PMCD_RECONNECT_TIMEOUT back-off, set to 1 s unless the user
+ * set it), between rounds too, so pmcd's return is noticed within a
+ * second or two; what was fetched before stays.
+ *
  * Archive: every archive record is read in order (pmFetchArchive); each
  * event record is kept when its own timestamp (not the fetch time at
  * which pmlogger stored it) lies in the -S/-T window, parsed by
@@ -58,6 +68,7 @@
 
 #define PCP_MAX_SOURCES 64
 #define PCP_MAX_METRICS 16
+#define PCP_WAIT_DEFAULT 30.0   /* s: --wait's default */
 
 typedef struct pcp_options {
     const char *hosts[PCP_MAX_SOURCES];
@@ -70,6 +81,9 @@ typedef struct pcp_options {
     const char *start;      /* -S (archives only) */
     const char *finish;     /* -T */
     bool        by_host;    /* --by-host: host name as the root frame */
+    double      wait_s;     /* --wait: live, how long a metric that is not
+                             * there yet is waited for */
+    bool        wait_set;   /* false: PCP_WAIT_DEFAULT */
     pcp_counter_kind counter;   /* what X falls back to without records */
     const char *series;     /* --series QUERY (pmseries through pmproxy) */
     const char *pmproxy;    /* --pmproxy URL; NULL: $PCP_PMPROXY_URL or
@@ -106,6 +120,8 @@ typedef struct pcp_stats {
     uint64_t missed;     /* records the PMDA reported lost */
     uint64_t ignored;    /* records without a (usable) stack or count */
     uint64_t outside;    /* records outside the -S/-T or run window */
+    uint64_t outside_late;   /* live: of those, stamped after -T (the
+                              * drain fetches until one arrives) */
     bool     run_window; /* the window was the run's, not -S/-T */
     bool     live_window;/* live: the window from the start to -T */
     uint64_t fetches;

@@ -62,6 +62,14 @@ typedef struct run_catalog {
  * <bindir>/../stap (source tree), else <bindir>/../share/staprelay/stap
  * (make install).  Returns a malloc'd path or NULL. */
 char *run_find_stap_dir(void);
+/* Where `run` caches built modules (malloc'd): $STAPRELAY_CACHE (env
+ * here), else /var/cache/staprelay for root, else $XDG_CACHE_HOME/staprelay,
+ * else $HOME/.cache/staprelay.  Never beside the sources: the test suite
+ * and the demo set STAPRELAY_CACHE to build/stapcache (qa/lib/common.sh),
+ * shared with stap/check.sh.  run_cache_dir() reads the environment. */
+char *run_cache_dir_for(const char *env, unsigned euid, const char *xdg,
+                        const char *home);
+char *run_cache_dir(void);
 /* Scan DIR/NAME.stp and DIR/bpf/NAME.stp.  Returns 0, or -1 if DIR cannot be
  * read (errno set). */
 int run_catalog_load(run_catalog *c, const char *dir);

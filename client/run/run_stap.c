@@ -17,8 +17,7 @@
  *   [LD_PRELOAD=memlock_shim.so] stapbpf [-x PID | -c CMD] NAME.bo
  *   files (FIFOs) in /var/tmp/systemtap-$USER/NAME: the relay's default
  *   stap_roots cover every /var/tmp/systemtap-* directory.
- * The cache is $STAPRELAY_CACHE, else build/stapcache in a source tree
- * (shared with stap/check.sh), else ~/.cache/staprelay. */
+ * The cache is run_cache_dir() (run.h): never beside the sources. */
 #include "client/run/run.h"
 
 #include <ctype.h>
@@ -50,14 +49,37 @@ static void print_argv(const char *what, char *const argv[], const char *preload
  * interrupted; then stop it with SIGINT (stap and stapbpf unload cleanly
  * on SIGINT), escalating after 30 s.  *stopped says whether we stopped
  * it.  Returns the wait status. */
+static int supervise_note(pid_t pid, double deadline, bool *stopped,
+                          const char *building, const char *cache);
+
 static int supervise(pid_t pid, double deadline, bool *stopped)
+{
+    return supervise_note(pid, deadline, stopped, NULL, NULL);
+}
+
+/* supervise, saying on stderr what is being built when it takes more
+ * than 2 s (a cached module takes less: no note), then every 15 s. */
+static int supervise_note(pid_t pid, double deadline, bool *stopped,
+                          const char *building, const char *cache)
 {
     int status = 0;
     *stopped = false;
+    double t0 = run_now(), said = 0;
     for (;;) {
         pid_t r = waitpid(pid, &status, WNOHANG);
         if (r == pid)
             return status;
+        double now = run_now();
+        if (building && said == 0 && now - t0 >= 2) {
+            fprintf(stderr, "staprelay run: building %s: the first build of a "
+                    "script takes a minute or two (later runs reuse it from "
+                    "%s)\n", building, cache);
+            said = now;
+        } else if (building && said > 0 && now - said >= 15) {
+            fprintf(stderr, "staprelay run: building %s... %.0f s\n",
+                    building, now - t0);
+            said = now;
+        }
         if (r < 0 && errno != EINTR)
             return status;
         if (run_stop_requested() || (deadline > 0 && run_now() >= deadline)) {
@@ -136,33 +158,28 @@ static int mkdirs(const char *path)
     return 0;
 }
 
-static char *cache_dir(const run_catalog *c)
+char *run_cache_dir_for(const char *env, unsigned euid, const char *xdg,
+                        const char *home)
 {
     strbuf sb = STRBUF_INIT;
-    const char *env = getenv("STAPRELAY_CACHE");
-    if (env && *env) {
+    if (env && *env)
         sb_adds(&sb, env);
-    } else {
-        strbuf mk = STRBUF_INIT;
-        sb_printf(&mk, "%s/../Makefile", c->dir);
-        bool tree = access(mk.buf, R_OK) == 0;
-        sb_free(&mk);
-        if (tree) {
-            const char *b = getenv("STAPRELAY_BUILD");
-            if (b && *b)
-                sb_printf(&sb, "%s/stapcache", b);
-            else
-                sb_printf(&sb, "%s/../build/stapcache", c->dir);
-        } else {
-            const char *x = getenv("XDG_CACHE_HOME");
-            const char *h = getenv("HOME");
-            if (x && *x)
-                sb_printf(&sb, "%s/staprelay", x);
-            else
-                sb_printf(&sb, "%s/.cache/staprelay", h && *h ? h : "/tmp");
-        }
-    }
+    else if (euid == 0)
+        sb_adds(&sb, "/var/cache/staprelay");
+    else if (xdg && *xdg == '/')    /* XDG: a relative value is ignored */
+        sb_printf(&sb, "%s/staprelay", xdg);
+    else
+        sb_printf(&sb, "%s/.cache/staprelay", home && *home ? home : "/tmp");
     return sb_steal(&sb);
+}
+
+char *run_cache_dir(void)
+{
+    const char *home = getenv("HOME");
+    struct passwd *pw = home && *home ? NULL : getpwuid(geteuid());
+    return run_cache_dir_for(getenv("STAPRELAY_CACHE"), (unsigned)geteuid(),
+                             getenv("XDG_CACHE_HOME"),
+                             pw ? pw->pw_dir : home);
 }
 
 /* Run a shell snippet with positional args; returns its stdout (trimmed,
@@ -269,7 +286,8 @@ static int kbuild_get(const run_catalog *c, const char *cache, kbuild *kb)
 /* The cache directory, created, as an absolute path (malloc'd), or NULL. */
 static char *cache_made(const run_catalog *c)
 {
-    char *cache = cache_dir(c);
+    (void)c;
+    char *cache = run_cache_dir();
     if (mkdirs(cache) != 0) {
         fprintf(stderr, "staprelay run: cannot create the cache %s: %s\n", cache, strerror(errno));
         free(cache);
@@ -342,7 +360,7 @@ static char *kmod_build(const run_catalog *c, const run_script *s, const run_opt
         fprintf(stderr, "staprelay run: cannot run %s: %s\n", script.buf, strerror(errno));
     } else {
         bool stopped;
-        int st = supervise(p, 0, &stopped);
+        int st = supervise_note(p, 0, &stopped, name, cache);
         *interrupted = stopped;
         if (!stopped && WIFEXITED(st) && WEXITSTATUS(st) == 0 && lseek(out, 0, SEEK_SET) == 0) {
             char buf[4096];
@@ -587,7 +605,7 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
         }
         setpgid(p, p);
         bool stopped;
-        int st = supervise(p, 0, &stopped);
+        int st = supervise_note(p, 0, &stopped, name, cache);
         if (stopped) {
             fprintf(stderr, "staprelay run: interrupted while building\n");
             rc = RUN_EXIT_OK;

@@ -46,6 +46,10 @@ QA_SYS_PMDAS_DIR=$PCP_PMDAS_DIR
 # ---- locations ------------------------------------------------------------
 QA_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 QA_SRC=$(cd "$QA_DIR/.." && pwd)          # repository root
+# `staprelay run` caches modules outside the sources by default
+# (run.h, run_cache_dir); the suite and the demo share build/stapcache
+# with stap/check.sh instead
+export STAPRELAY_CACHE=${STAPRELAY_CACHE:-${STAPRELAY_BUILD:-$QA_SRC/build}/stapcache}
 # Sanitizer builds of the PMDA (make check's asan pass): PCP's own leaks
 # are suppressed; ours are reported.
 export LSAN_OPTIONS="suppressions=$QA_SRC/qa/lib/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
