@@ -15,6 +15,10 @@ log=$(mktemp)
 failures=$(mktemp)
 trap 'rm -f "$log" "$failures"' EXIT
 
+# Check's per-test time-outs guard against hangs; on a loaded machine (CI's
+# 2 cores, a CPU hog, the ASan build) they get twice the room.
+: "${CK_TIMEOUT_MULTIPLIER:=2}"
+export CK_TIMEOUT_MULTIPLIER
 for runner in "$@"; do
     echo "== $runner"
     CK_FORK=yes "$runner" >"$log" 2>&1

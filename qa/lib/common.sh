@@ -370,7 +370,7 @@ qa_write_config() {
 # ---- private pmcd --------------------------------------------------------
 qa_pmcd_start() {
     # Optional args: extra agent lines, extra root entries (both raw text).
-    local try port i ready
+    local try port i ready end
     [ -z "$QA_PMCD_PID" ] || { qa_fail "qa_pmcd_start: pmcd already running"; return 1; }
     [ -z "${1:-}" ] || { qa_agents="$qa_agents$1
 "; qa_nagents=$((qa_nagents + $(printf '%s\n' "$1" | grep -c .))); }
@@ -410,8 +410,8 @@ disallow \".*\" : all;}"
             PCP_RUN_DIR="$QA_PMCD_DIR/run" PCP_LOG_DIR="$QA_PMCD_DIR/log" \
             PCP_PMCDCONF_PATH="$QA_PMCD_DIR/pmcd.conf" \
             PMCD_PORT="$port" PMCD_LOCAL=1 PMCD_SOCKET="$QA_PMCD_DIR/pmcd.socket" \
-            "$PCP_BINADM_DIR/pmcd" -f -A -U root -t "${QA_PMCD_TIMEOUT:-10}" \
-                -q "${QA_PMCD_START_TIMEOUT:-3}" \
+            "$PCP_BINADM_DIR/pmcd" -f -A -U root -t "${QA_PMCD_TIMEOUT:-30}" \
+                -q "${QA_PMCD_START_TIMEOUT:-30}" \
                 -c "$QA_PMCD_DIR/pmcd.conf" -n "$QA_PMCD_DIR/root" \
                 -s "$QA_PMCD_DIR/pmcd.socket" -l "$QA_PMCD_LOG" \
                 -x "$QA_PMCD_DIR/pmcd.err" \
@@ -422,9 +422,12 @@ disallow \".*\" : all;}"
         qa_track_pid "$QA_PMCD_PID"
         qa_log "pmcd pid $QA_PMCD_PID port $port dir $QA_PMCD_DIR"
         # pmcd opens its ports only after its agents did the version
-        # exchange, so "answers" means the agents are attached too.
+        # exchange, so "answers" means the agents are attached too.  The
+        # bound is generous (a loaded machine, a sanitizer or valgrind
+        # build of a PMDA); pmcd's own -q bounds each agent's start.
         ready=
-        for i in $(seq 1 200); do
+        end=$(qa_deadline "${QA_PMCD_START_WAIT:-90}")
+        while [ "$(qa_now_ms)" -lt "$end" ]; do
             if ! kill -0 "$QA_PMCD_PID" 2>/dev/null; then
                 break
             fi
@@ -477,18 +480,19 @@ qa_pid_alive() {
     return 0
 }
 
+qa_pid_gone() { ! qa_pid_alive "$1"; }
+
 qa_pmcd_stop() {
     # Stop our pmcd by PID, then make sure its PMDAs exited too (pmcd
     # closes their pipes; each must exit on EOF).  Prints nothing when all
     # went well, a FAIL line when something had to be killed.
-    local pid=$QA_PMCD_PID agents i rc=0 p
+    # Bounds are generous (QA_STOP_WAIT, 60 s each): a PMDA saving its
+    # state, or a sanitizer build checking for leaks, on a loaded machine.
+    local pid=$QA_PMCD_PID agents rc=0 p bound=${QA_STOP_WAIT:-60}
     [ -n "$pid" ] || return 0
     agents="$QA_PMCD_AGENT_PIDS $(qa_children "$pid")"
     kill -TERM "$pid" 2>/dev/null
-    for i in $(seq 1 100); do
-        qa_pid_alive "$pid" || break
-        sleep 0.1
-    done
+    qa_wait_until "$bound" "pmcd $pid exits" qa_pid_gone "$pid" >/dev/null
     if qa_pid_alive "$pid"; then
         qa_fail "pmcd $pid ignored SIGTERM; killed"
         kill -KILL "$pid" 2>/dev/null
@@ -496,12 +500,9 @@ qa_pmcd_stop() {
     fi
     wait "$pid" 2>/dev/null
     for p in $agents; do
-        for i in $(seq 1 100); do
-            qa_pid_alive "$p" || break
-            sleep 0.1
-        done
+        qa_wait_until "$bound" "PMDA $p exits" qa_pid_gone "$p" >/dev/null
         if qa_pid_alive "$p"; then
-            qa_fail "PMDA pid $p still running 10s after pmcd stopped; killed"
+            qa_fail "PMDA pid $p still running ${bound}s after pmcd stopped; killed"
             kill -KILL "$p" 2>/dev/null
             rc=1
         fi
@@ -607,7 +608,7 @@ qa_wait_value() {
     # Poll until the value equals EXPECTED.  Strings: EXPECTED may be given
     # with or without pminfo's double quotes.  On time-out prints one
     # "qa_wait_value: ..." line (so a golden diff shows it) and returns 1.
-    local spec=$1 want=$2 timeout=${3:-10} v end
+    local spec=$1 want=$2 timeout=${3:-30} v end
     end=$(qa_deadline "$timeout")
     while :; do
         v=$(qa_value "$spec")
@@ -630,7 +631,7 @@ qa_has_value() {
 qa_wait_metric() {
     # qa_wait_metric METRIC [TIMEOUT]: wait until METRIC exists (dynamic
     # PMNS) and returns a value.
-    local metric=$1 timeout=${2:-10}
+    local metric=$1 timeout=${2:-30}
     qa_wait_until "$timeout" "$metric has a value" qa_has_value "$metric" >/dev/null && return 0
     echo "qa_wait_metric: $metric: no value after ${timeout}s"
     qa_log "wait metric $metric timed out: $(qa_pmprobe "$metric" 2>&1)"
@@ -641,7 +642,7 @@ qa_not_in_pmns() { ! qa_pminfo "$1" >/dev/null 2>&1; }
 
 qa_wait_gone() {
     # qa_wait_gone METRIC [TIMEOUT]: wait until METRIC is no longer in the PMNS.
-    local metric=$1 timeout=${2:-10}
+    local metric=$1 timeout=${2:-30}
     qa_wait_until "$timeout" "$metric gone" qa_not_in_pmns "$metric" >/dev/null && return 0
     echo "qa_wait_gone: $metric: still present after ${timeout}s"
     return 1
@@ -652,7 +653,7 @@ qa_no_values() { [ "$(qa_pmprobe "$1" 2>/dev/null | awk '{print $2}')" = 0 ]; }
 qa_wait_vanished() {
     # qa_wait_vanished METRIC [TIMEOUT]: wait until METRIC is still in the
     # PMNS but has no values (an unloaded SystemTap module's metrics).
-    local metric=$1 timeout=${2:-10}
+    local metric=$1 timeout=${2:-30}
     qa_wait_until "$timeout" "$metric without values" qa_no_values "$metric" >/dev/null && return 0
     echo "qa_wait_vanished: $metric: $(qa_pmprobe "$metric" 2>&1) after ${timeout}s"
     return 1
