@@ -660,6 +660,13 @@ static void note_metric_problems(source *s)
                     s->meta->prefix, s->meta->metrics[m].name, why);
         s->problem_hash[m] = h;
     }
+    /* no current problem: a stream's sequence reset is the latest one (it
+     * changed how its records are counted, so it stays to be seen) */
+    for (size_t i = 0; first && s->last_error[0] == '\0' && s->streams != NULL &&
+                       i < s->meta->nevents; i++)
+        if (s->streams[i] != NULL && s->streams[i]->last_seq_reset[0] != '\0')
+            snprintf(s->last_error, sizeof(s->last_error), "event %s: %s",
+                     s->meta->events[i].name, s->streams[i]->last_seq_reset);
 }
 
 /* ---- memory budget ------------------------------------------------------ */
