@@ -21,6 +21,8 @@ enum {
     /* a source metric numbered after the event ones: items 16-19 (the
      * memory metrics) were taken first, and items never change meaning */
     C_STATE_CODE,
+    /* an event metric numbered after C_STATE_CODE, for the same reason */
+    E_SEQ_RESETS,
     R_RUN = 40, R_STOP, R_RUNS, R_REQUESTS, R_REFUSALS,
 };
 
@@ -53,7 +55,9 @@ const control_metric control_metrics[] = {
      "Problems found in the source's metadata",
      "Unusable metadata, skipped metrics, invalid semantics or units."},
     {C_LAST_ERROR, "source.last_error", PM_TYPE_STRING, PM_SEM_INSTANT, INDOM_SOURCES, true, NONE,
-     "Most recent problem of the source", "Empty when the source is healthy."},
+     "Most recent problem of the source",
+     "Empty when the source is healthy.  Without a current problem, the latest\n"
+     "sequence reset of one of its event streams (events.sequence_resets)."},
     {C_PREFIX, "source.prefix", PM_TYPE_STRING, PM_SEM_DISCRETE, INDOM_SOURCES, true, NONE,
      "Prefix the source publishes under", "Metrics appear as staprelay.<prefix>.<name>."},
     {C_NMETRICS, "source.metrics", PM_TYPE_U32, PM_SEM_INSTANT, INDOM_SOURCES, true, COUNT,
@@ -115,6 +119,13 @@ const control_metric control_metrics[] = {
      "Records lost at the source",
      "Gaps in sequence numbers plus the producer's own count of records it\n"
      "could not buffer (the event's \"dropped\" pointer)."},
+    {E_SEQ_RESETS, "events.sequence_resets", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_EVENTS, true,
+     COUNT, "Sequence jumps taken as a new numbering, not as lost records",
+     "A jump forward of more than 2^32 records that is also more than one\n"
+     "record per nanosecond since the previous number was read, or a number\n"
+     "more than 2^32 before the first one of the stream's history (a wrap from\n"
+     "INT64_MAX to INT64_MIN): no loss explains it, so nothing is added to\n"
+     "events.lost.  The source's last_error says which numbers it went between."},
     {E_REJECTED, "events.rejected", PM_TYPE_U64, PM_SEM_COUNTER, INDOM_EVENTS, true, COUNT,
      "Records rejected as malformed",
      "Missing field, wrong type, a stack with no frames, an absurd timestamp or\n"
@@ -215,6 +226,7 @@ static int event_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtom
     case E_MISSED: atom->ull = st.missed; break;
     case E_DUPLICATES: atom->ull = es->duplicates; break;
     case E_LOST: atom->ull = es->lost; break;
+    case E_SEQ_RESETS: atom->ull = es->seq_resets; break;
     case E_REJECTED: atom->ull = es->rejected; break;
     case E_QUEUED: atom->ull = st.queued; break;
     case E_QUEUE_BYTES: atom->ull = st.bytes; break;

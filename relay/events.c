@@ -314,10 +314,67 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
  * have (the same history read again repeats it exactly), or the producer's
  * dropped counter went back in the same read.  Otherwise its records are
  * duplicates.  (Comparing with the newest time seen instead would miss a
- * restart of a producer whose clock ran ahead.) */
+ * restart of a producer whose clock ran ahead.)
+ *
+ * A distance that no loss and no re-read explains is a new numbering, a
+ * "sequence reset": a jump forward of more than SEQ_MAX_GAP records that
+ * is also more than one record per nanosecond since the previous number
+ * was read (no producer writes that fast), or a number more than
+ * SEQ_MAX_GAP before the first one of the history (a wrap from INT64_MAX
+ * to INT64_MIN, a producer that renumbered).  Its record is new, nothing
+ * is counted as lost, the numbering goes on from it, and the stream
+ * counts and describes the reset (events.sequence_resets, the source's
+ * last_error).  The numbers seen before the latest reset are remembered
+ * as a range, so a document read again across a reset still yields
+ * duplicates.  Distances are computed in unsigned 64-bit arithmetic: two
+ * int64 numbers are at most 2^64 - 1 apart, and nothing here subtracts
+ * signed numbers (no overflow, nothing for UBSan). */
+#define SEQ_MAX_GAP ((uint64_t)1 << 32)
+
 typedef enum { SEQ_NEW, SEQ_DUPLICATE, SEQ_BAD } seq_verdict;
 
-static seq_verdict sequence_ok(event_stream *es, json_t *rec, bool first_of_read, int64_t when)
+/* How far b is ahead of a (a <= b): exact, whatever their signs. */
+static uint64_t seq_distance(int64_t a, int64_t b)
+{
+    return (uint64_t)b - (uint64_t)a;
+}
+
+/* Whether a jump forward over gap missing records, at read time now_ns,
+ * can be records lost at the source. */
+static bool gap_is_real(const event_stream *es, uint64_t gap, int64_t now_ns)
+{
+    if (gap <= SEQ_MAX_GAP)
+        return true;
+    /* at most one record per nanosecond since the previous number */
+    return now_ns > es->last_seq_read && gap <= seq_distance(es->last_seq_read, now_ns);
+}
+
+/* A number seen already: in the current history or in the one before the
+ * latest sequence reset. */
+static bool seq_known(const event_stream *es, int64_t seq)
+{
+    return (seq >= es->first_seq && seq <= es->last_seq) ||
+           (es->have_prev && seq >= es->prev_first && seq <= es->prev_last);
+}
+
+static void sequence_reset(event_stream *es, int64_t seq, const log_sink *log, const char *src)
+{
+    es->seq_resets++;
+    snprintf(es->last_seq_reset, sizeof(es->last_seq_reset),
+             "sequence number went from %" PRId64 " to %" PRId64 ", farther than any loss "
+             "explains: counted as a sequence reset, not as lost records", es->last_seq, seq);
+    if (ratelimit_allow(&es->reset_rl, "sequence reset", time(NULL), 300))
+        log_msg(log, LOG_LVL_WARNING, "source %s: event %s: %s", src, es->meta->name,
+                es->last_seq_reset);
+    es->have_prev = true;
+    es->prev_first = es->first_seq;
+    es->prev_last = es->last_seq;
+    /* the numbering starts again here; the history (first_when) goes on */
+    es->first_seq = seq;
+}
+
+static seq_verdict sequence_ok(event_stream *es, json_t *rec, bool first_of_read, int64_t when,
+                               int64_t now_ns, const log_sink *log, const char *src)
 {
     if (es->meta->sequence == NULL)
         return SEQ_NEW;
@@ -332,19 +389,33 @@ static seq_verdict sequence_ok(event_stream *es, json_t *rec, bool first_of_read
                            when != es->first_when;
         bool restart = first_of_read && seq <= 1 && es->last_seq > 1 &&
                        (new_history || es->dropped_went_back);
-        if (!restart) {
+        if (restart) {
+            es->have_seq = false;
+            es->have_prev = false;   /* a new history may use every number again */
+        } else if (seq_known(es, seq) || seq_distance(seq, es->first_seq) <= SEQ_MAX_GAP) {
             es->duplicates++;
             return SEQ_DUPLICATE;
+        } else {
+            sequence_reset(es, seq, log, src);   /* far before the history */
         }
-        es->have_seq = false;
+    } else if (es->have_seq) {
+        uint64_t gap = seq_distance(es->last_seq, seq) - 1;   /* seq > last_seq */
+        if (seq_known(es, seq)) {
+            es->duplicates++;   /* read again from before a reset backwards */
+            return SEQ_DUPLICATE;
+        }
+        if (gap_is_real(es, gap, now_ns))
+            es->lost = sat_add(es->lost, gap);
+        else
+            sequence_reset(es, seq, log, src);
     }
-    /* seq > last_seq here: the gap fits in 64 unsigned bits */
-    if (es->have_seq && (uint64_t)seq - (uint64_t)es->last_seq > 1)
-        es->lost = sat_add(es->lost, (uint64_t)seq - (uint64_t)es->last_seq - 1);
-    if (!es->have_seq)
+    if (!es->have_seq) {
         es->first_when = when;   /* the record a history starts with */
+        es->first_seq = seq;
+    }
     es->have_seq = true;
     es->last_seq = seq;
+    es->last_seq_read = now_ns;
     return SEQ_NEW;
 }
 
@@ -410,7 +481,8 @@ void event_stream_ingest(event_stream *es, json_t *doc, int64_t now_ns, const lo
         int64_t when;
         const char *bad = record_time(es, rec, now_ns, &when, why, sizeof(why));
         /* a rejected record still takes its number: it is not lost too */
-        seq_verdict sv = sequence_ok(es, rec, i == 0, bad == NULL ? when : INT64_MIN);
+        seq_verdict sv = sequence_ok(es, rec, i == 0, bad == NULL ? when : INT64_MIN, now_ns,
+                                     log, source_name);
         if (sv == SEQ_DUPLICATE)
             continue;
         if (sv == SEQ_BAD && bad == NULL) {

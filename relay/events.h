@@ -59,7 +59,10 @@ typedef struct event_stream {
     stackcount *stacks;      /* NULL without a stack field */
     subsecond *subsec;       /* NULL without a stack field */
     bool have_seq;
-    int64_t last_seq;
+    int64_t first_seq, last_seq; /* the numbers of the current history */
+    int64_t last_seq_read;   /* when (read time, ns) last_seq was taken */
+    bool have_prev;          /* the numbers before the latest sequence reset */
+    int64_t prev_first, prev_last;
     int64_t first_when;      /* time of the record the current history began with */
     bool have_dropped;
     int64_t last_dropped;
@@ -68,9 +71,11 @@ typedef struct event_stream {
     uint64_t duplicates;     /* already-seen sequence numbers */
     uint64_t lost;           /* gaps in sequence numbers + producer drops */
     uint64_t rejected;       /* records that failed validation */
+    uint64_t seq_resets;     /* jumps no loss explains: a new numbering (events.c) */
     size_t max_record;       /* in PCP's encoding, at most EVENT_WIRE_MAX_RECORD */
     char last_reject[256];
-    ratelimit reject_rl;
+    char last_seq_reset[200]; /* the latest sequence reset, "" before one */
+    ratelimit reject_rl, reset_rl;
 } event_stream;
 
 event_stream *event_stream_new(const meta_event *meta, const event_limits *lim);

@@ -660,6 +660,13 @@ static void note_metric_problems(source *s)
                     s->meta->prefix, s->meta->metrics[m].name, why);
         s->problem_hash[m] = h;
     }
+    /* no current problem: a stream's sequence reset is the latest one (it
+     * changed how its records are counted, so it stays to be seen) */
+    for (size_t i = 0; first && s->last_error[0] == '\0' && s->streams != NULL &&
+                       i < s->meta->nevents; i++)
+        if (s->streams[i] != NULL && s->streams[i]->last_seq_reset[0] != '\0')
+            snprintf(s->last_error, sizeof(s->last_error), "event %s: %s",
+                     s->meta->events[i].name, s->streams[i]->last_seq_reset);
 }
 
 /* ---- memory budget ------------------------------------------------------ */
@@ -760,6 +767,27 @@ static void refuse_for_memory(source *s, const char *what, bool holding)
                   s->relay->mem_untrusted);
 }
 
+/* Run the refreshes of the streams' stacks counters that are due, and
+ * close the subsecond columns that are over.  Called every poll and right
+ * after a read took records: a stream's first stacks are due as soon as
+ * they arrive, so they show with the records that brought them rather
+ * than a poll later (a client that saw events.received move and then read
+ * .stacks found only [other]: qa 101 on a fast machine). */
+static void tick_streams(source *s)
+{
+    if (s->streams == NULL || s->meta == NULL)
+        return;
+    double now = ev_time();
+    for (size_t i = 0; i < s->meta->nevents; i++)
+        if (s->streams[i] != NULL && s->streams[i]->stacks != NULL) {
+            uint64_t g = stackcount_generation(s->streams[i]->stacks);
+            stackcount_tick(s->streams[i]->stacks, now);
+            subsecond_close(s->streams[i]->subsec, now);
+            if (stackcount_generation(s->streams[i]->stacks) != g)
+                s->relay->data_dirty = true;
+        }
+}
+
 /* Parse a document and install it as the new snapshot.  The document
  * itself is released here: only what the metrics read stays. */
 static void accept_document(source *s, const char *text, size_t len)
@@ -806,6 +834,7 @@ static void accept_document(source *s, const char *text, size_t len)
         for (size_t i = 0; i < s->meta->nevents; i++)
             if (s->streams[i] != NULL)
                 event_stream_ingest(s->streams[i], doc, now_ns, &s->relay->log, s->dir);
+        tick_streams(s);
     }
     json_decref(doc);
     source_account(s);
@@ -1045,17 +1074,7 @@ void source_refresh_data(source *s)
     source_account(s);   /* queues shrink as clients read: start from what is held now */
     if (s->meta == NULL || s->state == SRC_DUPLICATE || s->state == SRC_REJECTED)
         return;
-    if (s->streams != NULL) {
-        double now = ev_time();
-        for (size_t i = 0; i < s->meta->nevents; i++)
-            if (s->streams[i] != NULL && s->streams[i]->stacks != NULL) {
-                uint64_t g = stackcount_generation(s->streams[i]->stacks);
-                stackcount_tick(s->streams[i]->stacks, now);
-                subsecond_close(s->streams[i]->subsec, now);
-                if (stackcount_generation(s->streams[i]->stacks) != g)
-                    s->relay->data_dirty = true;
-            }
-    }
+    tick_streams(s);
     if (s->state == SRC_VANISHED)
         return;   /* its stacks counter still refreshes */
     if (s->meta->data_exec != NULL && !s->stap_module) {

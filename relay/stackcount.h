@@ -59,7 +59,9 @@ void stackcount_free(stackcount *t);
 /* Add weight to the stack (folded form) at time now (seconds).  Returns
  * -1 without memory (the weight then goes to STACKNAME_OTHER), else 0. */
 int stackcount_add(stackcount *t, const char *folded, uint64_t weight, double now);
-/* Run a refresh when one is due (the host calls it every poll). */
+/* Run a refresh when one is due (the host calls it every poll, and right
+ * after a read that added stacks, so the first stacks show with their
+ * records). */
 void stackcount_tick(stackcount *t, double now);
 
 /* The rows: STACKNAME_OTHER is the last. */

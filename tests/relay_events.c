@@ -8,6 +8,8 @@
 #include "tests/testutil.h"
 #include "tests/testutil_relay.h"
 
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +162,167 @@ START_TEST(event_restart_and_oversize)
     ingest(es, doc);
     ck_assert_uint_eq(es->rejected, 1);
     ck_assert_ptr_nonnull(strstr(es->last_reject, "larger than max_record_size"));
+    event_stream_free(es);
+    metadata_free(m);
+}
+END_TEST
+
+/* Sequence numbers at the int64 extremes: a distance no loss explains is
+ * a sequence reset (counted, described), never 2^64 - 2 lost records; a
+ * wrap from INT64_MAX to INT64_MIN does not turn the rest of the stream
+ * into duplicates; a document read again across a reset still yields
+ * duplicates; real gaps up to the bound, and beyond it when the time since
+ * the previous read allows one record per nanosecond, are losses. */
+static const char *seq_meta =
+    "{\"prefix\": \"s\", \"metrics\": [{\"name\": \"e\", \"type\": \"event\","
+    " \"pointer\": \"/r\", \"sequence\": \"/seq\", \"dropped\": \"/d\", \"fields\": ["
+    "  {\"name\": \"v\", \"pointer\": \"/v\", \"type\": \"integer\", \"optional\": true}]}]}";
+
+static void ingest_at(event_stream *es, int64_t now_ns, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void ingest_at(event_stream *es, int64_t now_ns, const char *fmt, ...)
+{
+    char doc[1000];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(doc, sizeof(doc), fmt, ap);
+    va_end(ap);
+    json_t *d = json_loads(doc, 0, NULL);
+    ck_assert_ptr_nonnull(d);
+    event_stream_ingest(es, d, now_ns, NULL, "test");
+    json_decref(d);
+}
+
+#define T0 1764450000000000000LL
+
+static event_stream *seq_stream(source_meta **m)
+{
+    *m = tu_meta_parse(seq_meta);
+    event_limits lim = {1 << 20, 4096, 100, 600, 600, 2};
+    event_stream *es = event_stream_new(&(*m)->events[0], &lim);
+    ck_assert_ptr_nonnull(es);
+    return es;
+}
+
+START_TEST(event_sequence_extremes_are_resets)
+{
+    source_meta *m;
+    event_stream *es = seq_stream(&m);
+    /* INT64_MIN then INT64_MAX: 2^64 - 2 "lost" records before the fix */
+    const char *jump = "{\"r\": [{\"seq\": %" PRId64 "}, {\"seq\": %" PRId64 "}]}";
+    ingest_at(es, T0, jump, INT64_MIN, INT64_MAX);
+    ck_assert_uint_eq(es->received, 2);
+    ck_assert_uint_eq(es->lost, 0);
+    ck_assert_uint_eq(es->seq_resets, 1);
+    ck_assert_ptr_nonnull(strstr(es->last_seq_reset, "from -9223372036854775808 to "
+                                                     "9223372036854775807"));
+    ck_assert_ptr_nonnull(strstr(es->last_seq_reset, "sequence reset"));
+    /* the same document again: both numbers are known, nothing new */
+    ingest_at(es, T0 + 1000000000, jump, INT64_MIN, INT64_MAX);
+    ck_assert_uint_eq(es->received, 2);
+    ck_assert_uint_eq(es->duplicates, 2);
+    ck_assert_uint_eq(es->seq_resets, 1);
+    /* the wrap: INT64_MAX to INT64_MIN and on, each record new */
+    const char *wrap = "{\"r\": [{\"seq\": %" PRId64 "}, {\"seq\": %" PRId64 "},"
+                       " {\"seq\": %" PRId64 "}]}";
+    ingest_at(es, T0 + 2000000000, wrap, INT64_MIN + 5, INT64_MIN + 6, INT64_MIN + 8);
+    ck_assert_uint_eq(es->received, 5);
+    ck_assert_uint_eq(es->seq_resets, 2);
+    ck_assert_uint_eq(es->lost, 1);   /* INT64_MIN + 7 */
+    /* read again: duplicates, from both sides of the reset */
+    ingest_at(es, T0 + 3000000000, "{\"r\": [{\"seq\": %" PRId64 "}, {\"seq\": %" PRId64 "}]}",
+              INT64_MAX, INT64_MIN + 6);
+    ck_assert_uint_eq(es->received, 5);
+    ck_assert_uint_eq(es->duplicates, 4);
+    ck_assert_uint_eq(es->seq_resets, 2);
+    ck_assert_uint_eq(es->lost, 1);
+    event_stream_free(es);
+    metadata_free(m);
+}
+END_TEST
+
+START_TEST(event_sequence_gap_bound)
+{
+    source_meta *m;
+    event_stream *es = seq_stream(&m);
+    /* negative numbers count like any others */
+    ingest_at(es, T0, "{\"r\": [{\"seq\": -5}, {\"seq\": -3}]}");
+    ck_assert_uint_eq(es->lost, 1);
+    /* a gap of exactly 2^32 in one read is real; one more is a reset */
+    int64_t a = -3 + ((int64_t)1 << 32) + 1, b = a + ((int64_t)1 << 32) + 2;
+    ingest_at(es, T0, "{\"r\": [{\"seq\": %" PRId64 "}, {\"seq\": %" PRId64 "}]}", a, b);
+    ck_assert_uint_eq(es->lost, 1 + ((uint64_t)1 << 32));
+    ck_assert_uint_eq(es->seq_resets, 1);
+    ck_assert_uint_eq(es->received, 4);
+    /* 10^10 missing records 20 s after the previous read: real (the
+     * producer would have written one per 2 ns); 10^11 more 1 s later not */
+    ingest_at(es, T0 + 20000000000LL, "{\"r\": [{\"seq\": %" PRId64 "}]}", b + (int64_t)10000000001);
+    ck_assert_uint_eq(es->lost, 1 + ((uint64_t)1 << 32) + 10000000000ULL);
+    ck_assert_uint_eq(es->seq_resets, 1);
+    ingest_at(es, T0 + 21000000000LL, "{\"r\": [{\"seq\": %" PRId64 "}]}",
+              b + (int64_t)10000000001 + (int64_t)100000000001);
+    ck_assert_uint_eq(es->lost, 1 + ((uint64_t)1 << 32) + 10000000000ULL);
+    ck_assert_uint_eq(es->seq_resets, 2);
+    /* a little behind: duplicates, as before; far behind: a reset */
+    ingest_at(es, T0 + 22000000000LL, "{\"r\": [{\"seq\": 7}]}");
+    ck_assert_uint_eq(es->duplicates, 0);
+    ck_assert_uint_eq(es->seq_resets, 3);
+    ck_assert_uint_eq(es->received, 7);
+    ingest_at(es, T0 + 23000000000LL, "{\"r\": [{\"seq\": 3}, {\"seq\": 8}]}");
+    ck_assert_uint_eq(es->duplicates, 1);
+    ck_assert_uint_eq(es->received, 8);
+    ck_assert_uint_eq(es->lost, 1 + ((uint64_t)1 << 32) + 10000000000ULL);
+    event_stream_free(es);
+    metadata_free(m);
+}
+END_TEST
+
+START_TEST(event_sequence_restart_not_a_reset)
+{
+    source_meta *m;
+    event_stream *es = seq_stream(&m);
+    /* a module reload (its dropped counter went back) after numbers far
+     * from 1 is a restart, as it always was: no reset, no loss */
+    ingest_at(es, T0, "{\"d\": 5, \"r\": [{\"seq\": 5000000000000000000}]}");
+    ingest_at(es, T0 + 1000000000, "{\"d\": 0, \"r\": [{\"seq\": 1}, {\"seq\": 2}]}");
+    ck_assert_uint_eq(es->received, 3);
+    ck_assert_uint_eq(es->seq_resets, 0);
+    ck_assert_uint_eq(es->lost, 5);
+    ck_assert_str_eq(es->last_seq_reset, "");
+    /* without evidence, 1 is no re-read of a history that began at 5e18
+     * (the old rule made it, and every number after it, a duplicate): a
+     * reset; 1 after 40 is still the history read again */
+    source_meta *m2;
+    event_stream *es2 = seq_stream(&m2);
+    ingest_at(es2, T0, "{\"r\": [{\"seq\": 5000000000000000000}]}");
+    ingest_at(es2, T0 + 1000000000, "{\"r\": [{\"seq\": 1}, {\"seq\": 2}]}");
+    ck_assert_uint_eq(es2->received, 3);
+    ck_assert_uint_eq(es2->seq_resets, 1);
+    ck_assert_uint_eq(es2->duplicates, 0);
+    ingest_at(es2, T0 + 2000000000, "{\"r\": [{\"seq\": 40}]}");
+    ingest_at(es2, T0 + 3000000000, "{\"r\": [{\"seq\": 1}]}");
+    ck_assert_uint_eq(es2->duplicates, 1);
+    ck_assert_uint_eq(es2->lost, 37);
+    ck_assert_uint_eq(es2->seq_resets, 1);
+    event_stream_free(es);
+    event_stream_free(es2);
+    metadata_free(m2);
+    metadata_free(m);
+}
+END_TEST
+
+/* The producer's own drop count, restarting at 0 between huge values:
+ * events.lost stops at UINT64_MAX instead of wrapping. */
+START_TEST(event_producer_drops_saturate)
+{
+    source_meta *m;
+    event_stream *es = seq_stream(&m);
+    for (int k = 0; k < 3; k++) {
+        ingest_at(es, T0 + k, "{\"d\": 9223372036854775807, \"r\": []}");
+        ingest_at(es, T0 + k, "{\"d\": 0, \"r\": []}");
+    }
+    ck_assert_uint_eq(es->lost, UINT64_MAX);
+    ck_assert_uint_eq(es->seq_resets, 0);
     event_stream_free(es);
     metadata_free(m);
 }
@@ -380,6 +543,10 @@ TEST_SUITE(relay_events)
     tcase_add_test(tc, event_metadata_parsed);
     tcase_add_test(tc, event_ingest_dedup_gaps_rejects);
     tcase_add_test(tc, event_restart_and_oversize);
+    tcase_add_test(tc, event_sequence_extremes_are_resets);
+    tcase_add_test(tc, event_sequence_gap_bound);
+    tcase_add_test(tc, event_sequence_restart_not_a_reset);
+    tcase_add_test(tc, event_producer_drops_saturate);
     tcase_add_test(tc, event_wire_size_is_pcps);
     tcase_add_test(tc, event_record_limit_in_pcp_bytes);
     tcase_add_test(tc, event_read_bounded_in_pcp_bytes);

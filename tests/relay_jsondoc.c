@@ -272,9 +272,10 @@ static void feed(event_stream *es, const char *doc)
 
 /* Timestamps times their scale, sequence gaps, producer drops and counts
  * overflow int64 or uint64 no more (the UBSan build aborted here, the
- * plain build took a wrapped time and reported 18446744073709551614
- * lost): out-of-range input is a rejected record with a reason, counters
- * saturate, non-positive counts are refused. */
+ * plain build took a wrapped time; a sequence jump from INT64_MIN to
+ * INT64_MAX reported 18446744073709551614 lost): out-of-range input is
+ * a rejected record with a reason, counters saturate, non-positive counts
+ * are refused, an impossible gap is a sequence reset. */
 START_TEST(event_numbers_checked)
 {
     source_meta *m = tu_meta_parse(ev_meta);
@@ -288,15 +289,23 @@ START_TEST(event_numbers_checked)
     ck_assert_uint_eq(es->rejected, 4);
     ck_assert_uint_eq(es->received, 0);
     ck_assert_msg(strstr(es->last_reject, "absurd timestamp") != NULL, "%s", es->last_reject);
-    /* sequence numbers from INT64_MIN to INT64_MAX: a gap that overflows */
+    /* sequence numbers from INT64_MIN to INT64_MAX: no loss of 2^64 - 2
+     * records but a sequence reset (relay_events tests the rule) */
     feed(es, "{\"r\": [{\"seq\": -9223372036854775808, \"ts\": 1764449999, \"stack\": \"a\"},"
              " {\"seq\": 9223372036854775807, \"ts\": 1764449999, \"stack\": \"a\"}]}");
     ck_assert_uint_eq(es->received, 2);
-    ck_assert(es->lost == UINT64_MAX - 1);
+    ck_assert_uint_eq(es->lost, 0);
+    ck_assert_uint_eq(es->seq_resets, 1);
     feed(es, "{\"r\": [{\"seq\": 99999999999999999999, \"ts\": 1764449999, \"stack\": \"a\"}]}");
     ck_assert_msg(strstr(es->last_reject, "sequence number out of range") != NULL, "%s",
                   es->last_reject);
-    /* lost saturates; a negative or too wide producer count is ignored */
+    /* lost saturates (the producer's count, restarting between huge
+     * values); a negative or too wide producer count is ignored */
+    feed(es, "{\"dropped\": 9223372036854775807, \"r\": []}");
+    ck_assert(es->lost == (uint64_t)INT64_MAX);
+    feed(es, "{\"dropped\": 0, \"r\": []}");
+    feed(es, "{\"dropped\": 9223372036854775807, \"r\": []}");
+    feed(es, "{\"dropped\": 0, \"r\": []}");
     feed(es, "{\"dropped\": 9223372036854775807, \"r\": []}");
     ck_assert(es->lost == UINT64_MAX);
     feed(es, "{\"dropped\": -5, \"r\": []}");
