@@ -156,8 +156,10 @@ const control_metric control_metrics[] = {
      "of a bundled script (keys: duration, hz, pid, cmd, stacks).  Disabled\n"
      "unless the config's runs.enabled is true and the script is listed in\n"
      "runs.scripts; pmcd's [access] rules decide who may store.  Fetching it\n"
-     "says what happened to the latest request: \"accepted: NAME\" or\n"
-     "\"refused: REASON\".  See docs/runs.md and staprelay.control.runs."},
+     "says what happened to this client's last request (pmstore -F reads it\n"
+     "in the storing context; a context that never stored reads the latest\n"
+     "answer): \"accepted: NAME\" or \"refused: REASON\".  See docs/runs.md\n"
+     "and staprelay.control.runs."},
     {R_STOP, "stop", PM_TYPE_STRING, PM_SEM_DISCRETE, INDOM_SOURCES, false, NONE,
      "Store a run's NAME here to end it early",
      "The run's process group gets SIGTERM (SIGKILL 10 s later) and its state\n"
