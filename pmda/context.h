@@ -89,6 +89,8 @@ typedef struct pmda_ctx {
     size_t ntables;
     bool names_changed;   /* tell pmcd on the next fetch */
     int client;           /* pmcd context of the request being answered */
+    struct run_answers *answers; /* each client's answer to its last
+                                  * control.run store (control.c) */
     uint64_t rebuilds;
     char textbuf[256];    /* one-line help handed to libpcp_pmda */
     fetch_arena *arena;   /* memory of the last fetch result */

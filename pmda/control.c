@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define COUNT PMDA_PMUNITS(0, 0, 1, 0, 0, PM_COUNT_ONE)
@@ -166,8 +167,10 @@ const control_metric control_metrics[] = {
      "of a bundled script (keys: duration, hz, pid, cmd, stacks).  Disabled\n"
      "unless the config's runs.enabled is true and the script is listed in\n"
      "runs.scripts; pmcd's [access] rules decide who may store.  Fetching it\n"
-     "says what happened to the latest request: \"accepted: NAME\" or\n"
-     "\"refused: REASON\".  See docs/runs.md and staprelay.control.runs."},
+     "says what happened to this client's last request (pmstore -F reads it\n"
+     "in the storing context; a context that never stored reads the latest\n"
+     "answer): \"accepted: NAME\" or \"refused: REASON\".  See docs/runs.md\n"
+     "and staprelay.control.runs."},
     {R_STOP, "stop", PM_TYPE_STRING, PM_SEM_DISCRETE, INDOM_SOURCES, false, NONE,
      "Store a run's NAME here to end it early",
      "The run's process group gets SIGTERM (SIGKILL 10 s later) and its state\n"
@@ -244,6 +247,75 @@ static int event_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtom
     return PMDA_FETCH_STATIC;
 }
 
+/* ---- control.run's answers -------------------------------------------
+ * Every store into control.run is answered to the client that made it:
+ * the store's own status says accepted or refused, and control.run, read
+ * in the same context (pmstore -F, a client that stores then fetches),
+ * says "accepted: NAME" or "refused: REASON" for that store, whatever
+ * other clients stored meanwhile (issue 25: 20 clients storing at once
+ * each read the last store's answer, none its own).  A context that never
+ * stored reads the latest answer of any (pmstore, then pminfo -f, as
+ * docs/runs.md shows).  Answers go when pmcd says their context ended;
+ * the table is bounded, the oldest answer giving way. */
+#define RUN_ANSWERS 256
+
+typedef struct run_answer {
+    int client;
+    uint64_t seq;          /* 0: free */
+    char text[sizeof(((runs *)0)->last)];
+} run_answer;
+
+struct run_answers {
+    run_answer v[RUN_ANSWERS];
+    uint64_t seq;
+};
+
+static run_answer *answer_of(pmda_ctx *ctx, int client)
+{
+    for (size_t i = 0; ctx->answers != NULL && i < RUN_ANSWERS; i++)
+        if (ctx->answers->v[i].seq != 0 && ctx->answers->v[i].client == client)
+            return &ctx->answers->v[i];
+    return NULL;
+}
+
+static void remember_answer(pmda_ctx *ctx, int client, const char *text)
+{
+    if (ctx->answers == NULL && (ctx->answers = calloc(1, sizeof *ctx->answers)) == NULL)
+        return;   /* the client reads the latest answer instead */
+    run_answer *a = answer_of(ctx, client);
+    if (a == NULL) {
+        /* a free slot (seq 0) or else the oldest answer */
+        a = &ctx->answers->v[0];
+        for (size_t i = 1; i < RUN_ANSWERS && a->seq != 0; i++)
+            if (ctx->answers->v[i].seq < a->seq)
+                a = &ctx->answers->v[i];
+    }
+    a->client = client;
+    a->seq = ++ctx->answers->seq;
+    snprintf(a->text, sizeof a->text, "%s", text);
+}
+
+void control_end_context(pmda_ctx *ctx, int context)
+{
+    run_answer *a = answer_of(ctx, context);
+    if (a != NULL)
+        a->seq = 0;
+}
+
+void control_free(pmda_ctx *ctx)
+{
+    free(ctx->answers);
+    ctx->answers = NULL;
+}
+
+static const char *run_answer_for(pmda_ctx *ctx)
+{
+    const run_answer *a = answer_of(ctx, ctx->client);
+    if (a != NULL)
+        return a->text;
+    return ctx->runs != NULL ? ctx->runs->last : "";
+}
+
 static int runs_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtomValue *atom)
 {
     runs *rs = ctx->runs;
@@ -257,7 +329,7 @@ static int runs_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtomV
         return PMDA_FETCH_STATIC;
     }
     switch (cm->item) {
-    case R_RUN: atom->cp = rs != NULL ? rs->last : ""; break;
+    case R_RUN: atom->cp = (char *)run_answer_for(ctx); break;
     case R_STOP: atom->cp = ""; break;
     case R_REQUESTS: atom->ull = rs != NULL ? rs->requests : 0; break;
     case R_REFUSALS: atom->ull = rs != NULL ? rs->refusals : 0; break;
@@ -389,7 +461,28 @@ static int pcp_error(int rc)
     }
 }
 
-static int store_one(pmda_ctx *ctx, const pmValueSet *vs)
+/* A store into control.run, answered to the client that made it. */
+static int store_run(pmda_ctx *ctx, int client, int rc, const char *text)
+{
+    if (ctx->runs == NULL) {
+        /* setup_runs could not even allocate: nothing to count it in */
+        char answer[sizeof(((runs *)0)->last)];
+        rc = rc != 0 ? rc : -ENOMEM;
+        snprintf(answer, sizeof answer, "refused: %s", pmErrStr(rc));
+        pmNotifyErr(LOG_WARNING, "store into staprelay.control.run refused: %s",
+                    pmErrStr(rc));
+        remember_answer(ctx, client, answer);
+        return rc;
+    }
+    if (rc != 0)
+        rc = runs_reject(ctx->runs, rc, pmErrStr(rc));
+    else
+        rc = pcp_error(runs_request(ctx->runs, text));
+    remember_answer(ctx, client, ctx->runs->last);
+    return rc;
+}
+
+static int store_one(pmda_ctx *ctx, int client, const pmValueSet *vs)
 {
     if (pmID_domain(vs->pmid) != (unsigned)ctx->domain || pmID_cluster(vs->pmid) != 0)
         return PM_ERR_PERMISSION;
@@ -398,17 +491,15 @@ static int store_one(pmda_ctx *ctx, const pmValueSet *vs)
         return control_lookup(item) != NULL ? PM_ERR_PERMISSION : PM_ERR_PMID;
     char text[2048];
     int rc = stored_string(vs, text, sizeof(text));
+    if (item == R_RUN)
+        return store_run(ctx, client, rc, text);
     if (rc == 0 && ctx->runs == NULL)
         rc = PM_ERR_PERMISSION;
-    if (rc != 0 && ctx->runs != NULL && item == R_RUN)
-        return runs_reject(ctx->runs, rc, pmErrStr(rc));
     if (rc != 0) {
-        pmNotifyErr(LOG_WARNING, "store into staprelay.control.%s refused: %s",
-                    item == R_RUN ? "run" : "stop", pmErrStr(rc));
+        pmNotifyErr(LOG_WARNING, "store into staprelay.control.stop refused: %s",
+                    pmErrStr(rc));
         return rc;
     }
-    if (item == R_RUN)
-        return pcp_error(runs_request(ctx->runs, text));
     rc = runs_stop(ctx->runs, text);
     if (rc != 0)
         pmNotifyErr(LOG_WARNING, "store into staprelay.control.stop refused: no active run "
@@ -420,7 +511,8 @@ int control_store(pmdaResult *result, pmdaExt *pmda)
 {
     pmda_ctx *ctx = pmdaExtGetData(pmda);
     int rc = 0;
+    /* libpcp_pmda sets e_context from every PDU, the store's too */
     for (int i = 0; i < result->numpmid && rc == 0; i++)
-        rc = store_one(ctx, result->vset[i]);
+        rc = store_one(ctx, pmda->e_context, result->vset[i]);
     return rc;
 }

@@ -27,5 +27,8 @@ int control_fetch(pmda_ctx *ctx, const control_metric *cm, long pos, pmAtomValue
 /* pmstore into staprelay.control.run and .stop (the only storable metrics);
  * anything else is PM_ERR_PERMISSION. */
 int control_store(pmdaResult *result, pmdaExt *pmda);
+/* A client context ended: forget its control.run answer. */
+void control_end_context(pmda_ctx *ctx, int context);
+void control_free(pmda_ctx *ctx);
 
 #endif

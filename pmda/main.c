@@ -238,6 +238,7 @@ int main(int argc, char **argv)
     relay_free(ctx.relay);
     namespace_free(&ctx);
     fetch_free(&ctx);
+    control_free(&ctx);
     idmap_free(ctx.ids);
     free(config_path);
     free(state_dir);

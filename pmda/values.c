@@ -464,6 +464,7 @@ void values_end_context(int context)
     pmda_ctx *ctx = values_ctx;
     if (ctx == NULL)
         return;
+    control_end_context(ctx, context);
     relay *r = ctx->relay;
     for (size_t i = 0; i < r->nsources; i++) {
         source *s = r->sources[i];

@@ -491,9 +491,39 @@ static void on_child(struct ev_loop *loop, ev_child *w, int revents)
     finish(w->data, w->rstatus);
 }
 
+/* A new run publishes under the prefix an earlier run of its script used.
+ * That run's source may still be there with its last values: its
+ * directory was not gone yet when the relay last looked (the new run
+ * starts the moment the old one ends), or it was left behind by a run
+ * that was killed.  The new run takes the directory over; until the
+ * relay has read what the new run writes, those values would read as
+ * the new run's (issue 25: taken read the previous run's final 1187).
+ * So the old source goes now, as if its directory had gone: its values
+ * go, its names stay, and the next discovery makes a fresh source of
+ * what the new run writes (runs_note_sources skips vanished ones). */
+static void forget_previous_run(run *r, const char *prefix)
+{
+    const relay *rl = r->owner->relay;
+    for (size_t k = 0; rl != NULL && k < rl->nsources; k++) {
+        source *s = rl->sources[k];
+        const char *p = source_prefix(s);
+        if (p == NULL || s->state == SRC_VANISHED || !s->ends_by_design ||
+            strcmp(p, prefix) != 0)
+            continue;
+        source_vanish(s);
+        snprintf(s->last_error, sizeof s->last_error, "an earlier run's source: its values "
+                 "went when run %s started", r->name);
+        log_msg(&r->owner->log, LOG_LVL_INFO, "run %s: the values %s held under %s are "
+                "dropped (a new run)", r->name, s->dir, prefix);
+    }
+}
+
 static void start(run *r)
 {
     runs *rs = r->owner;
+    char prefix[96];
+    script_run_name(prefix, sizeof prefix, r->script);
+    forget_previous_run(r, prefix);
     int p[2];
     char err[256] = "";
     pid_t pid = -1;
@@ -676,6 +706,13 @@ int runs_request(runs *rs, const char *text)
                  q.duration, cfg->max_duration);
         return refuse(rs, -ERANGE, why);
     }
+    /* Room is decided here, in the store, from states the loop does not
+     * change in between: a run is RUNNING from the moment its child is
+     * spawned (its start-up, a BPF build or perf starting, counts as
+     * running) until the child is reaped, and a request is either started
+     * in this call or QUEUED.  So max_concurrent running plus max_queued
+     * waiting are all accepted, whatever the first run's start-up is
+     * doing, and a refusal changes nothing (docs/runs.md). */
     size_t waiting = count_state(rs, RUN_QUEUED, NULL);
     bool can_start = count_state(rs, RUN_RUNNING, NULL) < cfg->max_concurrent &&
                      count_state(rs, RUN_RUNNING, q.script) == 0 && waiting == 0;
