@@ -37,6 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        .include_tid = size > 1 && (data[1] & 2),
                        .no_comm = size > 1 && (data[1] & 8),
                        .no_marks = size > 1 && (data[1] & 16),
+                       .kernel_marks = size > 1 && (data[1] & 32),
+                       .jit_marks = size > 1 && (data[1] & 64),
                        .include_addrs = size > 1 && (data[1] & 4)};
     perf_collapser *pc = perf_collapser_new(&po, &sink);
     each_line(data, size, perf_line, pc);

@@ -110,9 +110,9 @@ START_TEST(empty_input_is_an_error)
     ck_assert_int_eq(r.rc, 2);
     ck_assert_ptr_nonnull(strstr(r.err, "no stack samples"));
     free(r.err);
-    r = run(cmd_fold, dir, "fold @junk");
-    ck_assert_int_eq(r.rc, 2);
-    ck_assert_ptr_nonnull(strstr(r.err, "ignored 2 lines"));
+    r = run(cmd_fold, dir, "fold @junk");     /* text, but no profile */
+    ck_assert_int_eq(r.rc, 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "junk: not a profile"));
     free(r.err);
     r = run(cmd_flame, dir, "flame --no-such-option @junk");
     ck_assert_int_eq(r.rc, 2);

@@ -179,6 +179,41 @@ START_TEST(java_jit_and_inlined_frames_without_timestamp)
 }
 END_TEST
 
+/* Each mark option adds its own mark only: --no-marks --jit is
+ * stackcollapse-perf.pl --jit (JIT frames marked, kernel frames not),
+ * --no-marks --kernel its --kernel, and the order does not matter. */
+static const char java_kernel[] =
+    "java 12688/12764 6544038.708352: 10309278 cpu-clock:ppp:\n"
+    "\tffffffff8103ce3b native_safe_halt+0xB ([kernel.kallsyms])\n"
+    "\t7f0a1c2d3e4f Lcom/foo/Bar;.baz(I)V (/tmp/perf-12688.map)\n"
+    "\t7f0a3c4d5e6f start_thread+0xd7 (/usr/lib/x86_64-linux-gnu/libc.so.6)\n"
+    "\n";
+
+START_TEST(each_mark_option_adds_its_own_mark)
+{
+    static const struct { perf_options opt; const char *stack; } cases[] = {
+        { { .no_marks = true, .jit_marks = true, .period = true },
+          "java;start_thread;com/foo/Bar:.baz_[j];native_safe_halt" },
+        { { .no_marks = true, .kernel_marks = true, .period = true },
+          "java;start_thread;com/foo/Bar:.baz;native_safe_halt_[k]" },
+        { { .no_marks = true, .kernel_marks = true, .jit_marks = true,
+            .period = true },
+          "java;start_thread;com/foo/Bar:.baz_[j];native_safe_halt_[k]" },
+        { { .jit_marks = true, .period = true },   /* the default kept */
+          "java;start_thread;com/foo/Bar:.baz_[j];native_safe_halt_[k]" },
+        { { .no_marks = true, .period = true },
+          "java;start_thread;com/foo/Bar:.baz;native_safe_halt" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        stacktab *t = collapse(java_kernel, &cases[i].opt, NULL, NULL);
+        ck_assert_msg(weight(t, cases[i].stack) == 10309278,
+                      "case %zu: no stack %s", i, cases[i].stack);
+        ck_assert_uint_eq(stacktab_size(t), 1);
+        stacktab_free(t);
+    }
+}
+END_TEST
+
 static const char kernel_untimed[] =
     "swapper     0 [000] cpu-clock:\n"
     "\tffffffff8103ce3b native_safe_halt+0xb ([kernel.kallsyms])\n"
@@ -288,6 +323,7 @@ TEST_SUITE(client_collapse_perf)
     tcase_add_test(tc, counts_unrecognised_lines_and_skips_comments);
     tcase_add_test(tc, last_sample_without_blank_line_counts);
     tcase_add_test(tc, java_jit_and_inlined_frames_without_timestamp);
+    tcase_add_test(tc, each_mark_option_adds_its_own_mark);
     tcase_add_test(tc, kernel_modules_get_k_under_kernel);
     tcase_add_test(tc, two_event_types_without_timestamps);
     tcase_add_test(tc, two_event_types_with_timestamps_and_modifiers);

@@ -95,11 +95,39 @@ START_TEST(pcp_options_parse)
 }
 END_TEST
 
+/* Each mark option adds its own mark, in any order with --no-marks:
+ * stackcollapse-perf.pl's --jit, --kernel and --all. */
+START_TEST(mark_options_add_their_own_mark)
+{
+    static const struct { const char *args; bool k, j; } cases[] = {
+        { "fold f", true, true },
+        { "fold --no-marks f", false, false },
+        { "fold --no-marks --jit f", false, true },
+        { "fold --jit --no-marks f", false, true },
+        { "fold --no-marks --period --jit f", false, true },
+        { "fold --no-marks --kernel f", true, false },
+        { "fold --kernel --no-marks f", true, false },
+        { "fold --no-marks --all f", true, true },
+        { "fold --no-marks --kernel --jit f", true, true },
+        { "fold --jit f", true, true },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cmd_opts o;
+        ck_assert_int_eq(parse(&o, G, cases[i].args), 0);
+        frame_opts fo = perf_frame_opts(&o.in.perf);
+        ck_assert_msg(fo.mark_kernel == cases[i].k && fo.mark_jit == cases[i].j,
+                      "%s: _[k] %d _[j] %d", cases[i].args, fo.mark_kernel,
+                      fo.mark_jit);
+    }
+}
+END_TEST
+
 TEST_SUITE(client_options)
 {
     Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, pcp_options_parse);
+    tcase_add_test(tc, mark_options_add_their_own_mark);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -344,6 +344,14 @@ START_TEST(field_roles_and_stack_text)
     ck_assert(pcp_sample_stack(&s, "h", &(perf_options){ .no_marks = true },
                                &out));
     ck_assert_str_eq(out.buf, "h;bash;main;f_[i];sys_read;jit");
+    /* --no-marks --jit: the JIT mark alone; --no-marks --kernel: the
+     * kernel's alone (stackcollapse-perf.pl --jit / --kernel) */
+    ck_assert(pcp_sample_stack(&s, NULL, &(perf_options){ .no_comm = true,
+                               .no_marks = true, .jit_marks = true }, &out));
+    ck_assert_str_eq(out.buf, "main;f_[i];sys_read;jit_[j]");
+    ck_assert(pcp_sample_stack(&s, NULL, &(perf_options){ .no_comm = true,
+                               .no_marks = true, .kernel_marks = true }, &out));
+    ck_assert_str_eq(out.buf, "main;f_[i];sys_read_[k];jit");
     sb_free(&out);
 
     strbuf a = STRBUF_INIT, b = STRBUF_INIT;

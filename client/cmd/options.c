@@ -60,11 +60,11 @@ static const opt_def options[] = {
     { "tid", no_argument, 0, O_TID, OPTS_INPUT,
       "", "root frame comm-PID/TID" },
     { "kernel", no_argument, 0, O_KERNEL, OPTS_INPUT,
-      "", "mark kernel frames _[k] (the default; undoes --no-marks)" },
+      "", "mark kernel frames _[k] (the default; with --no-marks: this mark only)" },
     { "jit", no_argument, 0, O_JIT, OPTS_INPUT,
-      "", "mark JIT frames _[j] (the default; undoes --no-marks)" },
+      "", "mark JIT frames _[j] (the default; with --no-marks: this mark only)" },
     { "all", no_argument, 0, O_ALL, OPTS_INPUT,
-      "", "both marks (the default; undoes --no-marks)" },
+      "", "both marks (the default; with --no-marks: both)" },
     { "addrs", no_argument, 0, O_ADDRS, OPTS_INPUT,
       "", "perf: unknown frames show their address" },
     { "no-comm", no_argument, 0, O_NO_COMM, OPTS_INPUT,
@@ -460,12 +460,12 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
         break;
     case O_PID: o->in.perf.include_pid = true; break;
     case O_TID: o->in.perf.include_tid = true; break;
-    /* the marks are the default now (every path marks as the relay
-     * does); --kernel, --jit and --all stay accepted and undo
-     * --no-marks */
-    case O_KERNEL:
-    case O_JIT:
-    case O_ALL: o->in.perf.no_marks = false; break;
+    /* the marks are the default (every path marks as the relay does);
+     * with --no-marks each of --kernel and --jit adds back its own mark
+     * only, as stackcollapse-perf.pl's options do (perf_frame_opts) */
+    case O_KERNEL: o->in.perf.kernel_marks = true; break;
+    case O_JIT: o->in.perf.jit_marks = true; break;
+    case O_ALL: o->in.perf.kernel_marks = o->in.perf.jit_marks = true; break;
     case O_NO_COMM: o->in.perf.no_comm = true; break;
     case O_NO_MARKS: o->in.perf.no_marks = true; break;
     case O_PERIOD: o->in.perf.period = true; break;

@@ -31,8 +31,8 @@ struct perf_collapser {
 frame_opts perf_frame_opts(const perf_options *opt)
 {
     return (frame_opts){
-        .mark_kernel = !opt->no_marks,
-        .mark_jit = !opt->no_marks,
+        .mark_kernel = !opt->no_marks || opt->kernel_marks,
+        .mark_jit = !opt->no_marks || opt->jit_marks,
         .perf_addrs = opt->include_addrs,
     };
 }

@@ -22,12 +22,18 @@ typedef struct perf_options {
     bool include_pid;      /* --pid: root is comm-PID */
     bool include_tid;      /* --tid: root is comm-PID/TID */
     bool no_comm;          /* --no-comm: no process root frame */
-    bool no_marks;         /* --no-marks: no _[k] / _[j] */
+    bool no_marks;         /* --no-marks: no _[k] / _[j] by default */
+    bool kernel_marks;     /* --kernel (--all): _[k] even with no_marks */
+    bool jit_marks;        /* --jit (--all): _[j] even with no_marks */
     bool period;           /* --period: weigh by perf's period */
     bool include_addrs;    /* --addrs: [unknown] frames get <pc> */
 } perf_options;
 
-/* The frame options the perf options ask for (SystemTap input too). */
+/* The frame options the perf options ask for (SystemTap input too):
+ * both marks unless no_marks; each of kernel_marks and jit_marks adds
+ * its own mark back, whatever the order of the options, so --no-marks
+ * --jit is stackcollapse-perf.pl --jit (JIT frames marked, kernel
+ * frames not). */
 frame_opts perf_frame_opts(const perf_options *opt);
 
 /* What a period counts for perf event EVENT ("cpu-clock:ppp"): "ns"

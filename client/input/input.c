@@ -4,13 +4,16 @@
 #include <ctype.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "client/input/collapse_stap.h"
 #include "common/frames.h"
+#include "common/perf_header.h"
 #include "client/input/folded.h"
 #include "client/input/linereader.h"
 #include "client/input/pprof_read.h"
 #include "client/stack/stacksink.h"
+#include "client/util/utf8.h"
 
 #define DETECT_LINES 400
 #define DETECT_BYTES (256 * 1024)
@@ -76,6 +79,104 @@ input_format input_detect(const char *const *lines, const size_t *lens,
     return INPUT_FOLDED;
 }
 
+/* Bytes of the lines that text does not hold: control bytes other than
+ * tab, CR, VT and FF, and bytes of invalid UTF-8; *nul set on a NUL. */
+static size_t odd_bytes(const char *s, size_t n, bool *nul)
+{
+    size_t odd = 0;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x80) {
+            uint32_t cp;
+            size_t len = utf8_decode(s + i, n - i, &cp);
+            if (len == 0) {
+                odd++;
+                i++;
+            } else {
+                i += len;
+            }
+            continue;
+        }
+        if (c == 0)
+            *nul = true;
+        if ((c < 0x20 && c != '\t' && c != '\r' && c != '\v' && c != '\f')
+            || c == 0x7f)
+            odd++;
+        i++;
+    }
+    return odd;
+}
+
+/* A perf script sample header: as perf prints it, with a time (perf
+ * pads the comm with blanks on the left without -g). */
+static bool perf_sample_header(const char *s, size_t n)
+{
+    while (n > 0 && (*s == ' ' || *s == '\t')) {
+        s++;
+        n--;
+    }
+    perf_header h;
+    return n > 0 && perf_header_parse(s, n, &h) && h.has_time;
+}
+
+bool input_check(const char *const *lines, const size_t *lens, size_t n,
+                 input_format asked, input_format *fmt, strbuf *why)
+{
+    if (n > 0 && lens[0] >= 8 && (memcmp(lines[0], "PERFILE2", 8) == 0
+                                  || memcmp(lines[0], "2ELIFREP", 8) == 0)) {
+        sb_adds(why, "a perf.data file, which is binary: read what "
+                "`perf script -i FILE` prints (perf script -i FILE > "
+                "FILE.txt, or through a pipe)");
+        return false;
+    }
+    size_t bytes = 0, odd = 0;
+    bool nul = false;
+    for (size_t i = 0; i < n; i++) {
+        bytes += lens[i] + 1;
+        odd += odd_bytes(lines[i], lens[i], &nul);
+    }
+    if (nul || odd * 100 > bytes) {
+        sb_adds(why, "not text (binary data): expected folded stacks, "
+                "perf script output, SystemTap backtraces or a gzipped "
+                "pprof profile");
+        return false;
+    }
+    size_t frames = 0, headers = 0, folded = 0, text = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *s = lines[i];
+        size_t len = lens[i];
+        if (len == 0 || s[0] == '#')
+            continue;
+        text++;
+        frame_line f;
+        folded_line fl;
+        if (frame_parse(s, len, &f))
+            frames++;
+        else if (!isspace((unsigned char)s[0]) && folded_parse(s, len, &fl)
+                 && fl.stack_len > 0)
+            folded++;
+        else if (perf_sample_header(s, len))
+            headers++;
+    }
+    input_format guess = asked == INPUT_AUTO ? input_detect(lines, lens, n)
+                                             : asked;
+    if (frames == 0 && headers > 0 && folded == 0
+        && (guess == INPUT_PERF || guess == INPUT_FOLDED)) {
+        sb_adds(why, "perf script output without call chains (sample "
+                "headers, no frame lines): record with perf record -g "
+                "(or --call-graph dwarf)");
+        return false;
+    }
+    if (asked == INPUT_AUTO && frames == 0 && text > 0 && folded * 2 < text) {
+        sb_printf(why, "not a profile: %zu of %zu lines looked at are "
+                  "folded stacks (\"a;b;c COUNT\"), none is a perf script "
+                  "or SystemTap frame", folded, text);
+        return false;
+    }
+    *fmt = guess;
+    return true;
+}
+
 /* A pprof profile: asked for, or gzip's first byte (0x1f is no text). */
 static int read_pprof(FILE *fp, int first, const input_options *opt,
                       stacktab *tab, input_stats *st, strbuf *err)
@@ -98,6 +199,11 @@ static int read_pprof(FILE *fp, int first, const input_options *opt,
 int input_read_stream(FILE *fp, const input_options *opt, stacktab *tab,
                       input_stats *st, strbuf *err)
 {
+    struct stat sst;
+    if (fstat(fileno(fp), &sst) == 0 && S_ISDIR(sst.st_mode)) {
+        sb_adds(err, "is a directory (name the profile files in it)");
+        return -1;
+    }
     int first = getc(fp);
     if (first == 0x1f || (opt->format == INPUT_PPROF && first != EOF))
         return read_pprof(fp, first, opt, tab, st, err);
@@ -109,14 +215,17 @@ int input_read_stream(FILE *fp, const input_options *opt, stacktab *tab,
     }
     linereader lr;
     lr_init(&lr, fp);
-    input_format fmt = opt->format;
-    if (fmt == INPUT_AUTO) {
+    input_format fmt;
+    {
         size_t nq = lr_fill(&lr, DETECT_LINES, DETECT_BYTES);
         const char *lines[DETECT_LINES];
         size_t lens[DETECT_LINES];
         for (size_t i = 0; i < nq; i++)
             lines[i] = lr_queued(&lr, i, &lens[i]);
-        fmt = input_detect(lines, lens, nq);
+        if (!input_check(lines, lens, nq, opt->format, &fmt, err)) {
+            lr_free(&lr);
+            return -1;
+        }
     }
     st->format = fmt;
 

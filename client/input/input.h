@@ -61,7 +61,26 @@ bool input_format_parse(const char *name, input_format *out);
 input_format input_detect(const char *const *lines, const size_t *lens,
                           size_t n);
 
-/* Read one stream into tab.  Returns 0, or -1 with a message in err. */
+/* The one rule for what is no profile text, applied to the first lines
+ * of every text input (lines as read: newlines and a trailing CR
+ * stripped) before any parser sees them, so every command refuses the
+ * same inputs with the same words instead of drawing their bytes:
+ *   - a perf.data file (its magic): "run perf script first";
+ *   - binary data: a NUL byte, or more than 1 byte in 100 a control
+ *     byte (other than tab, CR, VT and FF) or not valid UTF-8;
+ *   - perf script text without call chains (sample headers, no frame
+ *     lines): "record with perf record -g";
+ *   - when the format is guessed (asked is INPUT_AUTO) and no frame
+ *     line is there: text of which fewer than half the lines (blank and
+ *     '#' ones aside) are folded stacks.
+ * A directory is refused before (input_read_stream: "is a directory").
+ * Returns true with the format to read in *fmt (asked, or the guess for
+ * INPUT_AUTO), or false with the reason in why. */
+bool input_check(const char *const *lines, const size_t *lens, size_t n,
+                 input_format asked, input_format *fmt, strbuf *why);
+
+/* Read one stream into tab.  Returns 0, or -1 with a message in err
+ * (input_check's refusals among them). */
 int input_read_stream(FILE *fp, const input_options *opt, stacktab *tab,
                       input_stats *st, strbuf *err);
 /* Read a path ("-" = stdin). */

@@ -243,8 +243,12 @@ int pcp_decode_events(const pmValueBlock *vb, pcp_field_fn field,
     return nrec;
 }
 
-/* Append a folded stack without the _[k] / _[j] marks of its frames. */
-static void add_unmarked(strbuf *out, const char *s, size_t n)
+/* Append a folded stack without the marks of its frames the options
+ * do not ask for: the relay marks both _[k] and _[j]; --no-marks takes
+ * them away, and --kernel or --jit with it keeps that one (as the
+ * perf text collapser marks, perf_frame_opts). */
+static void add_marked_as_asked(strbuf *out, const char *s, size_t n,
+                                const frame_opts *fo)
 {
     size_t i = 0;
     while (i <= n) {
@@ -252,7 +256,8 @@ static void add_unmarked(strbuf *out, const char *s, size_t n)
         size_t j = semi ? (size_t)(semi - s) : n;
         size_t len = j - i;
         if (len >= 4 && s[j - 4] == '_' && s[j - 3] == '[' && s[j - 1] == ']'
-            && (s[j - 2] == 'k' || s[j - 2] == 'j'))
+            && ((s[j - 2] == 'k' && !fo->mark_kernel)
+                || (s[j - 2] == 'j' && !fo->mark_jit)))
             len -= 4;
         sb_add(out, s + i, len);
         if (j == n)
@@ -282,9 +287,10 @@ bool pcp_sample_stack(const pcp_sample *s, const char *host,
                       po->include_pid, po->include_tid);
         sb_addc(out, ';');
     }
-    if (po->no_marks)
-        add_unmarked(out, s->stack, s->stack_len);
-    else
+    frame_opts fo = perf_frame_opts(po);
+    if (fo.mark_kernel && fo.mark_jit)
         sb_add(out, s->stack, s->stack_len);
+    else
+        add_marked_as_asked(out, s->stack, s->stack_len, &fo);
     return true;
 }

@@ -71,9 +71,10 @@ int pcp_decode_events(const pmValueBlock *vb, pcp_field_fn field,
  * frame.  The process frame is stackcollapse-perf.pl's (common/frames'
  * frame_process): comm, comm-PID with include_pid, comm-PID/TID with
  * include_tid; none with no_comm, nor when the record names no process
- * (no comm) and neither --pid nor --tid asks.  no_marks removes the
- * relay's _[k] and _[j] marks.  Returns false (out untouched) without a
- * stack. */
+ * (no comm) and neither --pid nor --tid asks.  The relay's _[k] and
+ * _[j] marks stay as perf_frame_opts(po) asks (no_marks removes both,
+ * kernel_marks / jit_marks keep theirs).  Returns false (out untouched)
+ * without a stack. */
 bool pcp_sample_stack(const pcp_sample *s, const char *host,
                       const perf_options *po, strbuf *out);
 
