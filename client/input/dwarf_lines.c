@@ -35,6 +35,10 @@ dwarf_binary *dwarf_open(const char *path, strbuf *err)
                   "this machine)", path, strerror(errno));
         return NULL;
     }
+    if (!S_ISREG(st.st_mode)) {    /* a FIFO or device would block or lie */
+        sb_printf(err, "%s: not a regular file", path);
+        return NULL;
+    }
     Dwfl *d = dwfl_begin(&offline_callbacks);
     if (d == NULL) {
         sb_printf(err, "%s: elfutils: %s", path, dwfl_errmsg(-1));
