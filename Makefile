@@ -215,6 +215,7 @@ build/fuzz/fuzz_stack_files: fuzz/fuzz_stack_files.c $(FUZZ_CLIENT_SRCS)
 
 # pprof import and export, for fuzz_pprof
 FUZZ_PPROF_SRCS = client/input/pprof_read.c client/render/pprof_write.c \
+                  client/input/dwarf_lines.c \
                   client/pprof/pprof_codec.c $(PPROF_PB_C) client/stack/stacksink.c \
                   client/stack/stacktab.c $(COMMON_SRCS)
 

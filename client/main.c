@@ -37,8 +37,14 @@ static void version(void)
 static void usage(FILE *fp)
 {
     fprintf(fp, "usage: staprelay COMMAND [options] [FILE...]\n\ncommands:\n");
+    /* one column for the summaries, as wide as the longest name */
+    int width = 0;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(fp, "  %-6s %s\n", commands[i].name, commands[i].summary);
+        if ((int)strlen(commands[i].name) > width)
+            width = (int)strlen(commands[i].name);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(fp, "  %-*s %s\n", width, commands[i].name,
+                commands[i].summary);
     fprintf(fp, "\n'staprelay COMMAND --help' lists a command's options; "
             "staprelay(1) explains them.\n");
 }

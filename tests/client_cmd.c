@@ -159,32 +159,66 @@ START_TEST(diff_folded_normalize_and_svg)
     char *dir = tu_mkdtemp();
     tu_write(dir, "a", "m;f 10\nm;g 10\nm;gone 0x12 5\n");
     tu_write(dir, "b", "m;f 30\nm;g 10\nm;new 20\n");
-    run_result r = run(cmd_diff, dir, "diff --folded @a @b -o @d");
+    /* --absolute: the counts as they are */
+    run_result r = run(cmd_diff, dir, "diff --absolute --folded @a @b -o @d");
     ck_assert_int_eq(r.rc, 0);
     free(r.err);
     char *out = slurp_in(dir, "d");
     ck_assert_str_eq(out, "m;f 10 30\nm;g 10 10\nm;gone 0x12 5 0\nm;new 0 20\n");
     free(out);
-    /* -n: scale before by 60/25, truncating; -s: strip hex */
-    r = run(cmd_diff, dir, "diff -n -s --folded @a @b -o @d2");
-    ck_assert_int_eq(r.rc, 0);
-    free(r.err);
-    out = slurp_in(dir, "d2");
-    ck_assert_str_eq(out, "m;f 24 30\nm;g 24 10\nm;gone 0x... 12 0\nm;new 0 20\n");
-    free(out);
+    /* the totals differ (25, 60): by default before is scaled by
+     * 60/25, truncating (difffolded.pl -n), and -n says so explicitly;
+     * -s: strip hex */
+    const char *scaled[] = { "diff -s --folded @a @b -o @d2",
+                             "diff -n -s --folded @a @b -o @d2" };
+    for (int i = 0; i < 2; i++) {
+        r = run(cmd_diff, dir, scaled[i]);
+        ck_assert_int_eq(r.rc, 0);
+        free(r.err);
+        out = slurp_in(dir, "d2");
+        ck_assert_str_eq(out, "m;f 24 30\nm;g 24 10\nm;gone 0x... 12 0\nm;new 0 20\n");
+        free(out);
+    }
+    /* the graph: f's share rose (10/25 = 40% to 30/60 = 50%), so +10%,
+     * red, and the subtitle says BEFORE was scaled */
     r = run(cmd_diff, dir, "diff @a @b -o @d.svg");
     ck_assert_int_eq(r.rc, 0);
     free(r.err);
     out = slurp_in(dir, "d.svg");
-    ck_assert_ptr_nonnull(strstr(out, "<title>f (30 samples, 50.00%; +33.33%)"));
+    ck_assert_ptr_nonnull(strstr(out, "<title>f (30 samples, 50.00%; +10.00%)"));
     ck_assert_ptr_nonnull(strstr(out, ">Differential Flame Graph</text>"));
+    ck_assert_ptr_nonnull(strstr(out, ">normalised: BEFORE's 25 samples "
+                                 "scaled to AFTER's 60 (--absolute: counts "
+                                 "as they are)</text>"));
+    /* g's share fell (40% to 16.67%): -23.33%, blue */
+    ck_assert_ptr_nonnull(strstr(out, "<title>g (10 samples, 16.67%; -23.33%)"));
     free(out);
+    r = run(cmd_diff, dir, "diff --absolute @a @b -o @abs.svg");
+    ck_assert_int_eq(r.rc, 0);
+    free(r.err);
+    out = slurp_in(dir, "abs.svg");
+    ck_assert_ptr_nonnull(strstr(out, "<title>f (30 samples, 50.00%; +33.33%)"));
+    ck_assert_ptr_nonnull(strstr(out, ">absolute counts, not scaled: BEFORE "
+                                 "25 samples, AFTER 60</text>"));
+    free(out);
+    /* equal totals: nothing scaled, and the graph says that too */
+    r = run(cmd_diff, dir, "diff --subtitle S @a @a -o @same.svg");
+    ck_assert_int_eq(r.rc, 0);
+    free(r.err);
+    out = slurp_in(dir, "same.svg");
+    ck_assert_ptr_nonnull(strstr(out, ">S; BEFORE and AFTER: 25 samples "
+                                 "each, not scaled</text>"));
+    free(out);
+    r = run(cmd_diff, dir, "diff -n --absolute @a @b -o @x.svg");
+    ck_assert_int_eq(r.rc, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "contradict"));
+    free(r.err);
     r = run(cmd_diff, dir, "diff --elided @a @b -o @e.svg");
     ck_assert_int_eq(r.rc, 0);
     free(r.err);
     out = slurp_in(dir, "e.svg");
     ck_assert_ptr_nonnull(strstr(out, "<title>new (20 samples"));
-    ck_assert_ptr_nonnull(strstr(out, "<title>gone 0x12 (5 samples"));
+    ck_assert_ptr_nonnull(strstr(out, "<title>gone 0x12 (12 samples"));
     ck_assert_ptr_null(strstr(out, "<title>f ("));
     free(out);
     r = run(cmd_diff, dir, "diff @a");
@@ -202,14 +236,14 @@ START_TEST(diff_elided_folded)
     char *dir = tu_mkdtemp();
     tu_write(dir, "a", "m;f 10\nm;g 10\nm;gone 5\n");
     tu_write(dir, "b", "m;f 30\nm;g 10\nm;new 20\n");
-    run_result r = run(cmd_diff, dir, "diff --elided --folded @a @b -o @d");
+    run_result r = run(cmd_diff, dir, "diff --absolute --elided --folded @a @b -o @d");
     ck_assert_int_eq(r.rc, 0);
     free(r.err);
     char *out = slurp_in(dir, "d");
     ck_assert_str_eq(out, "m;gone 5 0\nm;new 0 20\n");
     free(out);
-    /* -n scales first (gone: 5 * 60/25 = 12) */
-    r = run(cmd_diff, dir, "diff -n --elided --folded @a @b -o @d2");
+    /* normalising (the default) scales first (gone: 5 * 60/25 = 12) */
+    r = run(cmd_diff, dir, "diff --elided --folded @a @b -o @d2");
     ck_assert_int_eq(r.rc, 0);
     free(r.err);
     out = slurp_in(dir, "d2");

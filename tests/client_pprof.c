@@ -344,6 +344,53 @@ START_TEST(export_keeps_addresses_inlines_labels_and_types)
 }
 END_TEST
 
+/* pprof takes mapping[0] for the main binary (`File:` in its reports):
+ * the sampled program's, not that of the library every stack starts in
+ * (seen first, root first); by comm, else the heaviest non-library. */
+static const char *main_file_of(const char *comm, const char *prog)
+{
+    pprof_builder *b = pprof_builder_new(false);
+    stackfold sf;
+    stackfold_init(&sf, NULL, false);
+    stackfold_push(&sf, "spin", 4, 0x1165, prog, 0);
+    stackfold_push(&sf, "__libc_start_call_main", 22, 0x2724a,
+                   "/usr/lib/x86_64-linux-gnu/libc.so.6", 1);
+    stackfold_push(&sf, "_start", 6, 0x1000, "/usr/lib/ld-linux.so.2", 2);
+    stack_context ctx = { .comm = comm, .comm_len = strlen(comm), .pid = 1,
+                          .tid = 1, .samples = 1, .frames = &sf };
+    const char *stack = "_start;__libc_start_call_main;spin";
+    pprof_builder_observe(b, stack, strlen(stack), 1, 0, STACK_TIME_UNKNOWN,
+                          &ctx);
+    strbuf notes = STRBUF_INIT;
+    pprof_profile *p = built(b, &notes);
+    const pprof_msg *m = p->msg;
+    ck_assert_uint_eq(m->n_mapping, 3);
+    ck_assert_uint_eq(m->mapping[0]->id, 1);
+    static char file[256];
+    snprintf(file, sizeof file, "%s", pprof_str(p, m->mapping[0]->filename));
+    /* the leaf's location still names its own mapping */
+    const Perftools__Profiles__Location *leaf =
+        pprof_location(p, m->sample[0]->location_id[0]);
+    ck_assert_str_eq(pprof_str(p, pprof_mapping(p, leaf->mapping_id)->filename),
+                     prog);
+    pprof_free(p);
+    pprof_builder_free(b);
+    stackfold_free(&sf);
+    sb_free(&notes);
+    return file;
+}
+
+START_TEST(export_puts_the_sampled_program_first)
+{
+    ck_assert_str_eq(main_file_of("hot", "/tmp/x/hot"), "/tmp/x/hot");
+    /* a thread's own name: the one mapping that is no library */
+    ck_assert_str_eq(main_file_of("worker-3", "/tmp/x/hot"), "/tmp/x/hot");
+    /* comm is the first 15 bytes of the program's name */
+    ck_assert_str_eq(main_file_of("a_long_program_", "/bin/a_long_program_name"),
+                     "/bin/a_long_program_name");
+}
+END_TEST
+
 START_TEST(export_of_folded_counts_is_samples_and_reads_back)
 {
     pprof_builder *b = pprof_builder_new(false);
@@ -376,6 +423,7 @@ TEST_SUITE(client_pprof)
     tcase_add_test(tc, gzip_bomb_truncation_and_corruption_are_refused);
     tcase_add_test(tc, export_keeps_addresses_inlines_labels_and_types);
     tcase_add_test(tc, export_of_folded_counts_is_samples_and_reads_back);
+    tcase_add_test(tc, export_puts_the_sampled_program_first);
     suite_add_tcase(s, tc);
     return s;
 }

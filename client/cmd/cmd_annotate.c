@@ -6,8 +6,9 @@
  * the module SystemTap names) plus the offset the line printed
  * (main+0x1a), or, without an offset, the address itself in a
  * fixed-address executable; callers' addresses are return addresses,
- * so their line is that of the address before (the call).  Lines come
- * from the binary's DWARF line table (input/dwarf_lines). */
+ * so their line is that of the address before (the call): that rule is
+ * dwarf_frame_line's, which the pprof export uses too.  Lines come from
+ * the binary's DWARF line table (input/dwarf_lines). */
 #include <inttypes.h>
 #include <regex.h>
 #include <stdlib.h>
@@ -19,7 +20,8 @@
 #include "common/xalloc.h"
 
 static const char annotate_usage[] =
-    "staprelay annotate [--input-format perf|stap] [-o FILE] REGEX [FILE...]";
+    "staprelay annotate [--input-format perf|stap] [--format text] [-o FILE] "
+    "REGEX [FILE...]";
 
 /* One (binary, function, where) the samples were seen at. */
 typedef struct site {
@@ -174,11 +176,10 @@ static int routine(FILE *out, const annotate_ctx *a, const char *module,
         const char *where = strrchr(e->stack, '\n') + 1;
         bool caller = where[0] == 'C', off = where[1] == 'o';
         uint64_t v = strtoull(where + 2, NULL, 16);
-        uint64_t addr = off ? base + v : v;
         const char *f;
         int line;
-        if ((off && !have_base) || (!off && !dwarf_fixed(b))
-            || !dwarf_line(b, caller && addr ? addr - 1 : addr, &f, &line)) {
+        if (!dwarf_frame_line(b, have_base ? &base : NULL, off, v, caller,
+                              &f, &line)) {
             unplaced++;
             continue;
         }
@@ -256,10 +257,17 @@ static int print_routines(FILE *out, const annotate_ctx *a)
 int cmd_annotate(int argc, char **argv)
 {
     cmd_opts o;
-    int rc = cmd_opts_parse(&o, OPTS_INPUT | OPTS_OUTPUT, argc, argv,
-                            annotate_usage);
+    /* pprof -list's text is the one output: any other --format (pprof,
+     * which used to be taken and ignored) is refused */
+    static const char *const formats[] = { "text", NULL };
+    const char *fmt;
+    int rc;
+    if (!cmd_opts_start(&o, OPTS_INPUT | OPTS_OUTPUT, argc, argv,
+                        annotate_usage, formats, &fmt, &rc))
+        return rc;
+    inout_pprof_start(&o, false, &rc);     /* refuses --sample-times */
     if (rc)
-        return rc == 1 ? 0 : rc;
+        return rc;
     if (o.nfiles == 0)
         return cmd_opts_error(&o, annotate_usage, "name the function (a "
                               "regular expression, as pprof -list takes)");

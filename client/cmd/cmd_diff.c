@@ -14,7 +14,8 @@
 #include "client/render/folded_out.h"
 
 static const char diff_usage[] =
-    "staprelay diff [input options] [-n|--normalize] [-s|--strip-hex] "
+    "staprelay diff [input options] [-n|--normalize|--absolute] "
+    "[-s|--strip-hex] "
     "[--negate] [--elided] [--folded] [SVG options] [-o FILE] BEFORE AFTER\n"
     "       staprelay diff [options] {-h BEFORE_HOST -h AFTER_HOST [-t INTERVAL] "
     "[-T END] | -a BEFORE -a AFTER [-S START] [-T END]} METRIC...\n"
@@ -28,6 +29,27 @@ static const char diff_usage[] =
     "       staprelay diff [options] {-h HOST[:PORT] [-t INTERVAL] | -a ARCHIVE} "
     "--run BEFORE --run AFTER [-o FILE | --output-dir DIR [--name LABEL]] "
     "[METRIC]";
+
+/* What the graph says of the scaling (stacktab_normalize's rule):
+ * appended to the subtitle, which may be the run's or the user's. */
+static void scaling_note(char *buf, size_t size, const char *subtitle,
+                         const char *unit, bool scaled, bool absolute,
+                         double before, double after)
+{
+    char note[300];
+    if (scaled)
+        snprintf(note, sizeof note, "normalised: BEFORE's %.15g %s scaled "
+                 "to AFTER's %.15g (--absolute: counts as they are)", before,
+                 unit, after);
+    else if (absolute && before != after)
+        snprintf(note, sizeof note, "absolute counts, not scaled: BEFORE "
+                 "%.15g %s, AFTER %.15g", before, unit, after);
+    else
+        snprintf(note, sizeof note, "BEFORE and AFTER: %.15g %s each, not "
+                 "scaled", after, unit);
+    snprintf(buf, size, "%s%s%s", subtitle ? subtitle : "",
+             subtitle ? "; " : "", note);
+}
 
 /* Two successive live windows of one host (-h HOST -T A -T B): one
  * connection collects for A + B; a record stamped before start + A is
@@ -134,7 +156,7 @@ int cmd_diff(int argc, char **argv)
     }
     const char *side_name[2] = { o.nfiles ? o.files[0] : NULL,
                                  o.nfiles > 1 ? o.files[1] : NULL };
-    char run_side[2][300], subtitle[600];
+    char run_side[2][300], subtitle[600], subtitle_note[900];
     stacktab *tab = stacktab_new();
     if (!pcp) {
         rc = inout_read_inputs(&o, o.files, 1, 0, tab);
@@ -197,8 +219,9 @@ int cmd_diff(int argc, char **argv)
                 t0 <= 0 ? side_name[0] : side_name[1]);
         rc = 2;
     }
-    if (rc == 0 && o.normalize)
-        stacktab_scale(tab, 0, t1 / t0, true);
+    /* shares, not window lengths, unless --absolute: one rule, the
+     * heat-map page's too (stacktab.h) */
+    bool scaled = rc == 0 && !o.absolute && stacktab_normalize(tab);
     if (rc == 0 && o.elided && o.folded_out && folded_count_elided(tab) == 0) {
         fprintf(stderr, "staprelay diff: no stacks to show (every stack is "
                 "on both sides)\n");
@@ -221,6 +244,9 @@ int cmd_diff(int argc, char **argv)
             if (o.svg.title == NULL)
                 o.svg.title = o.elided ? "Elided Frames (one side only)"
                                        : "Differential Flame Graph";
+            scaling_note(subtitle_note, sizeof subtitle_note, o.svg.subtitle,
+                         o.svg.countname, scaled, o.absolute, t0, t1);
+            o.svg.subtitle = subtitle_note;
             flamesvg_tree_options(&o.svg, &fo);
             flametree *t = flametree_build(tab, &fo);
             if (flametree_total(t) <= 0) {

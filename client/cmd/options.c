@@ -21,7 +21,7 @@ enum {
     O_TITLE, O_SUBTITLE, O_COUNTNAME, O_NAMETYPE, O_WIDTH, O_HEIGHT,
     O_FONTSIZE, O_FONTTYPE, O_FONTWIDTH, O_MINWIDTH, O_COLORS, O_HASH,
     O_REVERSE, O_INVERTED, O_FLAMECHART, O_SORT, O_FORMAT, O_NOTES,
-    O_NORMALIZE, O_STRIP_HEX, O_NEGATE, O_ELIDED, O_FOLDED, O_LIMIT, O_BY,
+    O_NORMALIZE, O_ABSOLUTE, O_STRIP_HEX, O_NEGATE, O_ELIDED, O_FOLDED, O_LIMIT, O_BY,
     O_HELP, O_OUTPUT, O_HOST, O_ARCHIVE, O_INTERVAL, O_START, O_FINISH,
     O_METRIC, O_BY_HOST, O_SERIES, O_PMPROXY, O_WAIT, O_RUN, O_OUTPUT_DIR, O_LABEL,
     O_ROWS, O_ENHANCE, O_KEEP_IDLE,
@@ -124,7 +124,9 @@ static const opt_def options[] = {
     { "sort", required_argument, 0, O_SORT, OPTS_TREE,
       "name|weight", "sibling order (default: name, as flamegraph.pl)" },
     { "normalize", no_argument, 'n', O_NORMALIZE, OPTS_DIFF,
-      "", "scale BEFORE to AFTER's total (difffolded.pl -n)" },
+      "", "scale BEFORE to AFTER's total (the default when they differ)" },
+    { "absolute", no_argument, 0, O_ABSOLUTE, OPTS_DIFF,
+      "", "compare the counts as they are, not scaled (pprof's default)" },
     { "strip-hex", no_argument, 's', O_STRIP_HEX, OPTS_DIFF,
       "", "hex addresses as 0x... (difffolded.pl -s)" },
     { "negate", no_argument, 0, O_NEGATE, OPTS_SVG,
@@ -546,7 +548,16 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
             return cmd_opts_error(o, usage, "--sort takes name or weight: %s",
                                   arg);
         break;
-    case O_NORMALIZE: o->normalize = true; break;
+    case O_NORMALIZE:
+    case O_ABSOLUTE:
+        if (id == O_ABSOLUTE ? o->normalize : o->absolute)
+            return cmd_opts_error(o, usage, "-n/--normalize and --absolute "
+                                  "contradict: pick one");
+        if (id == O_ABSOLUTE)
+            o->absolute = true;
+        else
+            o->normalize = true;
+        break;
     case O_STRIP_HEX: o->in.strip_hex = true; break;
     case O_NEGATE: o->svg.negate = true; break;
     case O_ELIDED: o->elided = true; break;

@@ -20,7 +20,8 @@ enum {
     OPTS_INPUT    = 1 << 0,  /* --input-format, perf collapse options,
                               * --sample-index (pprof input) */
     OPTS_SVG      = 1 << 1,  /* rendering options */
-    OPTS_DIFF     = 1 << 2,  /* --normalize --strip-hex --elided --folded */
+    OPTS_DIFF     = 1 << 2,  /* --normalize --absolute --strip-hex --elided
+                              * --folded */
     OPTS_TOP      = 1 << 3,  /* --limit --by */
     OPTS_TREE     = 1 << 4,  /* --reverse --sort */
     OPTS_PCP      = 1 << 5,  /* -h -a -t -S -T --metric --by-host
@@ -48,7 +49,8 @@ typedef struct cmd_opts {
     bool          sample_times; /* --sample-times (--format pprof) */
     bool          reverse;
     bool          sort_weight;
-    bool          normalize;
+    bool          normalize;   /* -n: the default, said explicitly */
+    bool          absolute;    /* --absolute: BEFORE not scaled */
     bool          elided;
     bool          folded_out;
     long          limit;

@@ -35,6 +35,10 @@ dwarf_binary *dwarf_open(const char *path, strbuf *err)
                   "this machine)", path, strerror(errno));
         return NULL;
     }
+    if (!S_ISREG(st.st_mode)) {    /* a FIFO or device would block or lie */
+        sb_printf(err, "%s: not a regular file", path);
+        return NULL;
+    }
     Dwfl *d = dwfl_begin(&offline_callbacks);
     if (d == NULL) {
         sb_printf(err, "%s: elfutils: %s", path, dwfl_errmsg(-1));
@@ -102,6 +106,16 @@ bool dwarf_symbol(dwarf_binary *b, const char *name, uint64_t *addr)
         }
     }
     return false;
+}
+
+bool dwarf_frame_line(dwarf_binary *b, const uint64_t *symbol_addr,
+                      bool has_off, uint64_t where, bool caller,
+                      const char **file, int *line)
+{
+    if (has_off ? symbol_addr == NULL : !dwarf_fixed(b))
+        return false;
+    uint64_t addr = has_off ? *symbol_addr + where : where;
+    return dwarf_line(b, caller && addr ? addr - 1 : addr, file, line);
 }
 
 bool dwarf_line(dwarf_binary *b, uint64_t addr, const char **file, int *line)

@@ -32,4 +32,16 @@ bool dwarf_symbol(dwarf_binary *b, const char *name, uint64_t *addr);
  * file name is the binary's, valid until dwarf_close. */
 bool dwarf_line(dwarf_binary *b, uint64_t addr, const char **file, int *line);
 
+/* The source line of one sampled frame: the rule `staprelay annotate`
+ * and the pprof export (render/pprof_write) share.  The frame's address
+ * in the binary is its symbol's address (symbol_addr; NULL when
+ * dwarf_symbol found none) plus the offset its line printed (has_off:
+ * where is that offset, main+0x1a), or, without an offset, the address
+ * itself (where) in a fixed-address executable; a caller's address is
+ * a return address, so its line is that of the address before (the
+ * call).  False when the frame cannot be placed. */
+bool dwarf_frame_line(dwarf_binary *b, const uint64_t *symbol_addr,
+                      bool has_off, uint64_t where, bool caller,
+                      const char **file, int *line);
+
 #endif

@@ -267,9 +267,10 @@ function show(rg, base) {
 			return;
 		}
 		flameHead.textContent = 'Differential: ' + describe(rg) + ', ' + t.v + ' samples, against ' +
-			describe(base) + ', ' + b.v + ' samples (red: more than the first range, scaled to this total; blue: less).';
+			describe(base) + ', ' + b.v + ' samples (' + (t.v !== b.v ? 'normalised: the first range scaled to this total' :
+			'equal totals, not scaled') + '; red: more than the first range, blue: less).';
 		msg('Differential drawn. Click a cell to start a new selection; Esc clears.');
-		draw(t, b, t.v / b.v);
+		draw(t, b);
 	} else {
 		flameHead.textContent = 'Flame graph of ' + describe(rg) + ': ' + t.v + ' samples.';
 		msg('Flame graph drawn. Select a second range to compare with this one; Esc clears.');
@@ -321,11 +322,17 @@ function diffColor(d, maxd) {
 	else if (d < 0) r = g = Math.floor(210 * (maxd + d) / maxd);
 	return 'rgb(' + r + ',' + g + ',' + b + ')';
 }
-function draw(root, base, scale) {
-	// the folded lines of the range (and of the first range, scaled)
+// The first range scaled to the second's total when they differ, each
+// count floor(count * after / before): `staprelay diff`'s one rule
+// (stacktab_normalize in client/stack/stacktab.c; keep the two alike).
+function normalized(count, before, after) {
+	return before === after ? count : Math.floor(count * after / before);
+}
+function draw(root, base) {
+	// the folded lines of the range (and of the first range, normalised)
 	var lines = [], maxd = 1, diff = !!base;
 	var acc = new Map();
-	function collect(nd, prefix, col, f) {
+	function collect(nd, prefix, col) {
 		if (!nd.k) return;
 		for (var name in nd.k) {
 			var c = nd.k[name], st = prefix === null ? name : prefix + ';' + name;
@@ -333,17 +340,17 @@ function draw(root, base, scale) {
 			if (c.k) for (var n2 in c.k) own -= c.k[n2].v;
 			if (own > 0) {
 				var e = acc.get(st) || { s: st, a: 0, b: 0 };
-				e[col] += own * f;
+				e[col] += own;
 				acc.set(st, e);
 			}
-			collect(c, st, col, f);
+			collect(c, st, col);
 		}
 	}
-	collect(root, null, 'b', 1);
-	if (base) collect(base, null, 'a', scale);
+	collect(root, null, 'b');
+	if (base) collect(base, null, 'a');
 	acc.forEach(function (e) {
 		if (diff) {
-			var a = Math.round(e.a);
+			var a = normalized(e.a, base.v, root.v);
 			if (!(e.b > 0 || a > 0)) return;
 			lines.push({ s: e.s, v: e.b, d: e.b - a, key: e.s + ' ' + numText(a) + ' ' + numText(e.b) });
 			if (Math.abs(e.b - a) > maxd) maxd = Math.abs(e.b - a);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/input/dwarf_lines.h"
 #include "client/pprof/pprof_codec.h"
 #include "client/stack/stacktab.h"
 #include "common/xalloc.h"
@@ -17,6 +18,12 @@
 typedef struct mapping_info {
     size_t   file;        /* string index */
     uint64_t lo, hi;      /* addresses seen */
+    /* which is the sampled program (written first: pprof takes
+     * mapping[0] for the main binary): the weight of the samples with
+     * a frame in it, and of those whose comm its file name is */
+    double   seen, named;
+    size_t   stamp;       /* the last sample counted in seen */
+    bool     has_lines;   /* a location of it got a source line */
 } mapping_info;
 
 typedef struct sample_values {
@@ -46,6 +53,11 @@ struct pprof_builder {
     bool      typed, mixed, samples_unknown, inline_frames;
     int64_t   first_ns, last_ns;
     uint64_t  rounded;
+    /* the sample being delivered: its ordinal, weight and comm */
+    size_t    nobs;
+    double    cur_weight;
+    const char *cur_comm;
+    size_t    cur_comm_len;
     /* scratch, per delivery */
     strbuf    key;
     frame_span *spans;
@@ -116,6 +128,18 @@ static size_t function_id(pprof_builder *b, const char *name, size_t n)
     return b->func_of_str[s];
 }
 
+/* True when the file's base name is the process name comm (the kernel
+ * keeps the first 15 bytes of the executable's name). */
+static bool names_program(const char *file, const char *comm, size_t len)
+{
+    if (comm == NULL || len == 0)
+        return false;
+    const char *slash = strrchr(file, '/');
+    const char *base = slash ? slash + 1 : file;
+    size_t blen = strlen(base);
+    return strncmp(base, comm, len) == 0 && (blen == len || len >= 15);
+}
+
 static size_t mapping_id(pprof_builder *b, const char *module, uint64_t addr)
 {
     size_t s = intern(b, module, strlen(module));
@@ -126,10 +150,17 @@ static size_t mapping_id(pprof_builder *b, const char *module, uint64_t addr)
             b->maps_cap = b->maps_cap ? b->maps_cap * 2 : 64;
             b->maps = xrealloc(b->maps, b->maps_cap * sizeof *b->maps);
         }
-        b->maps[b->nmaps++] = (mapping_info){ s, addr, addr };
+        b->maps[b->nmaps++] = (mapping_info){ .file = s, .lo = addr,
+                                              .hi = addr };
         id = b->map_of_str[s] = b->nmaps;
     }
     mapping_info *m = &b->maps[id - 1];
+    if (m->stamp != b->nobs) {
+        m->stamp = b->nobs;
+        m->seen += b->cur_weight;
+        if (names_program(module, b->cur_comm, b->cur_comm_len))
+            m->named += b->cur_weight;
+    }
     if (addr < m->lo)
         m->lo = addr;
     if (addr > m->hi)
@@ -196,11 +227,21 @@ static void push_location(pprof_builder *b, size_t n, uint64_t id)
     b->locids[n] = id;
 }
 
+/* Where a location's source line is looked up at write time
+ * (dwarf_frame_line): the innermost frame's symbol and offset, and
+ * whether it is a caller (its address a return address). */
+typedef struct line_key {
+    const char *symbol;   /* NULL: none */
+    bool        caller, has_off;
+    uint64_t    sym_off;
+} line_key;
+
 /* The location of folded frames [k0, k1] (root first; one input line
  * when k1 > k0), at addr in module (NULL: none).  Its lines are
  * innermost first: k1 down to k0. */
 static uint64_t location_id(pprof_builder *b, const char *stack, size_t k0,
-                            size_t k1, uint64_t addr, const char *module)
+                            size_t k1, uint64_t addr, const char *module,
+                            const line_key *lk)
 {
     size_t mapping = module && addr ? mapping_id(b, module, addr) : 0;
     size_t fids[k1 - k0 + 1];
@@ -213,6 +254,12 @@ static uint64_t location_id(pprof_builder *b, const char *stack, size_t k0,
     put_varint(&b->key, k1 - k0 + 1);
     for (size_t i = 0; i <= k1 - k0; i++)
         put_varint(&b->key, fids[i]);
+    bool lines = mapping && lk && lk->symbol;
+    put_varint(&b->key, lines ? 1 + (lk->caller ? 2 : 0)
+                                + (lk->has_off ? 4 : 0) : 0);
+    put_varint(&b->key, lines ? lk->sym_off : 0);
+    put_varint(&b->key, lines ? intern(b, lk->symbol, strlen(lk->symbol))
+                              : 0);
     if (k1 > k0)
         b->inline_frames = true;
     return stacktab_add(b->locs, b->key.buf, b->key.len, 0, 0) + 1;
@@ -228,7 +275,8 @@ static size_t stack_locations(pprof_builder *b, const char *stack, size_t n,
     size_t nloc = 0;
     for (size_t k = 0; k < n;) {
         if (k < n - m) {       /* a root frame the input added */
-            push_location(b, nloc++, location_id(b, stack, k, k, 0, NULL));
+            push_location(b, nloc++, location_id(b, stack, k, k, 0, NULL,
+                                                 NULL));
             k++;
             continue;
         }
@@ -237,8 +285,16 @@ static size_t stack_locations(pprof_builder *b, const char *stack, size_t n,
         while (k1 + 1 < n && f->addr
                && sf->f[n - 2 - k1].line == f->line)
             k1++;
+        const stack_frame *inner = &sf->f[n - 1 - k1];
+        line_key lk = {
+            .symbol = stackfold_name(sf, n - 1 - k1),
+            .caller = k1 != n - 1,
+            .has_off = inner->has_off,
+            .sym_off = inner->sym_off,
+        };
         push_location(b, nloc++, location_id(b, stack, k, k1, f->addr,
-                                             stackfold_module(sf, n - 1 - k)));
+                                             stackfold_module(sf, n - 1 - k),
+                                             &lk));
         k = k1 + 1;
     }
     return nloc;
@@ -266,6 +322,10 @@ void pprof_builder_observe(void *builder, const char *stack, size_t len,
                            const stack_context *ctx)
 {
     pprof_builder *b = builder;
+    b->nobs++;
+    b->cur_weight = weight;
+    b->cur_comm = ctx ? ctx->comm : NULL;
+    b->cur_comm_len = ctx && ctx->comm ? ctx->comm_len : 0;
     size_t n = split_frames(b, stack, len);
     size_t nloc = stack_locations(b, stack, n, ctx ? ctx->frames : NULL);
     int64_t t = when_ns != STACK_TIME_UNKNOWN ? when_ns
@@ -380,7 +440,108 @@ static size_t sample_types(pprof_builder *b, out_profile *o, bool two_cols,
     return n;
 }
 
-static void build_functions(pprof_builder *b, out_profile *o)
+/* The sampled program's mapping, to be written first (pprof reads
+ * mapping[0] as the main binary: `File:` in its reports, the binary
+ * -symbolize and -list look in): the one whose file name is the
+ * samples' comm, by weight; else, as pprof's own guess for legacy
+ * profiles, one that is not a shared library ("[...]", *.so, *.so.N)
+ * nor a bare module name, by weight; else the first seen. */
+static bool is_library(const char *file)
+{
+    const char *slash = strrchr(file, '/');
+    const char *so = slash ? strstr(slash, ".so") : NULL;
+    return file[0] == '[' || slash == NULL
+           || (so && (so[3] == '\0' || so[3] == '.' || so[3] == '_'));
+}
+
+static size_t main_mapping(pprof_builder *b)
+{
+    size_t best = 0;
+    double w = 0;
+    for (size_t i = 0; i < b->nmaps; i++)
+        if (b->maps[i].named > w) {
+            w = b->maps[i].named;
+            best = i;
+        }
+    if (w > 0)
+        return best;
+    for (size_t i = 0; i < b->nmaps; i++) {
+        const char *file = stacktab_entry(b->strs, b->maps[i].file)->stack;
+        if (!is_library(file) && b->maps[i].seen > w) {
+            w = b->maps[i].seen;
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* Source lines, looked up once per location when writing. */
+typedef struct line_ctx {
+    dwarf_binary **bin;       /* per mapping (id - 1); NULL: none */
+    bool          *tried;
+    stacktab      *syms;      /* key: mapping id, symbol string */
+    uint64_t      *sym_addr;
+    signed char   *sym_found; /* -1: not looked up yet */
+    size_t         sym_cap;
+    size_t        *func_file; /* per function (id - 1): string, 0: none */
+} line_ctx;
+
+static dwarf_binary *line_binary(pprof_builder *b, line_ctx *lc, size_t map)
+{
+    if (!lc->tried[map - 1]) {
+        lc->tried[map - 1] = true;
+        strbuf err = STRBUF_INIT;
+        const char *file = stacktab_entry(b->strs, b->maps[map - 1].file)->stack;
+        dwarf_binary *bin = file[0] == '/' ? dwarf_open(file, &err) : NULL;
+        sb_free(&err);
+        if (bin && !dwarf_has_lines(bin)) {
+            dwarf_close(bin);
+            bin = NULL;
+        }
+        lc->bin[map - 1] = bin;
+    }
+    return lc->bin[map - 1];
+}
+
+/* The line of a location whose innermost function is fid (0: none
+ * known); its file becomes the function's file if it has none yet. */
+static int64_t location_line(pprof_builder *b, line_ctx *lc, uint64_t map,
+                             uint64_t flags, uint64_t where, uint64_t sym,
+                             uint64_t fid)
+{
+    if (map == 0 || !(flags & 1))
+        return 0;
+    dwarf_binary *bin = line_binary(b, lc, map);
+    if (bin == NULL)
+        return 0;
+    strbuf key = STRBUF_INIT;
+    put_varint(&key, map);
+    put_varint(&key, sym);
+    size_t k = stacktab_add(lc->syms, key.buf, key.len, 0, 0);
+    sb_free(&key);
+    if (k >= lc->sym_cap) {
+        size_t nc = lc->sym_cap ? lc->sym_cap * 2 : 256;
+        lc->sym_addr = xrealloc(lc->sym_addr, nc * sizeof *lc->sym_addr);
+        lc->sym_found = xrealloc(lc->sym_found, nc * sizeof *lc->sym_found);
+        memset(lc->sym_found + lc->sym_cap, -1, nc - lc->sym_cap);
+        lc->sym_cap = nc;
+    }
+    if (lc->sym_found[k] < 0)
+        lc->sym_found[k] = dwarf_symbol(bin, stacktab_entry(b->strs, sym)->stack,
+                                        &lc->sym_addr[k]);
+    const char *file;
+    int line;
+    if (!dwarf_frame_line(bin, lc->sym_found[k] ? &lc->sym_addr[k] : NULL,
+                          flags & 4, where, flags & 2, &file, &line))
+        return 0;
+    b->maps[map - 1].has_lines = true;
+    if (fid && lc->func_file[fid - 1] == 0)
+        lc->func_file[fid - 1] = intern_s(b, file);
+    return line;
+}
+
+static void build_functions(pprof_builder *b, out_profile *o,
+                            const size_t *func_file)
 {
     o->functions = xcalloc(b->nfunc + 1, sizeof *o->functions);
     o->function_ptrs = xcalloc(b->nfunc + 1, sizeof *o->function_ptrs);
@@ -389,24 +550,39 @@ static void build_functions(pprof_builder *b, out_profile *o)
         *f = (pb_function)PERFTOOLS__PROFILES__FUNCTION__INIT;
         f->id = i + 1;
         f->name = f->system_name = (int64_t)b->func_name[i];
+        f->filename = (int64_t)func_file[i];
         o->function_ptrs[i] = f;
     }
     o->msg.n_function = b->nfunc;
     o->msg.function = o->function_ptrs;
 }
 
-static void build_mappings(pprof_builder *b, out_profile *o)
+/* Mapping ids: the main mapping's becomes 1, the others keep their
+ * order.  new_id[old id - 1]. */
+static size_t *mapping_order(pprof_builder *b)
+{
+    size_t *new_id = xcalloc(b->nmaps + 1, sizeof *new_id);
+    size_t main = b->nmaps ? main_mapping(b) : 0;
+    for (size_t i = 0; i < b->nmaps; i++)
+        new_id[i] = i == main ? 1 : i < main ? i + 2 : i + 1;
+    return new_id;
+}
+
+static void build_mappings(pprof_builder *b, out_profile *o,
+                           const size_t *new_id)
 {
     o->mappings = xcalloc(b->nmaps + 1, sizeof *o->mappings);
     o->mapping_ptrs = xcalloc(b->nmaps + 1, sizeof *o->mapping_ptrs);
-    for (size_t i = 0; i < b->nmaps; i++) {
+    for (size_t old = 0; old < b->nmaps; old++) {
+        size_t i = new_id[old] - 1;
         pb_mapping *m = &o->mappings[i];
         *m = (pb_mapping)PERFTOOLS__PROFILES__MAPPING__INIT;
         m->id = i + 1;
-        m->memory_start = b->maps[i].lo;
-        m->memory_limit = b->maps[i].hi + 1;
-        m->filename = (int64_t)b->maps[i].file;
+        m->memory_start = b->maps[old].lo;
+        m->memory_limit = b->maps[old].hi + 1;
+        m->filename = (int64_t)b->maps[old].file;
         m->has_functions = true;
+        m->has_filenames = m->has_line_numbers = b->maps[old].has_lines;
         m->has_inline_frames = b->inline_frames;
         o->mapping_ptrs[i] = m;
     }
@@ -414,7 +590,8 @@ static void build_mappings(pprof_builder *b, out_profile *o)
     o->msg.mapping = o->mapping_ptrs;
 }
 
-static void build_locations(pprof_builder *b, out_profile *o)
+static void build_locations(pprof_builder *b, out_profile *o,
+                            const size_t *new_id, line_ctx *lc)
 {
     size_t nloc = stacktab_size(b->locs), nlines = 0;
     for (size_t i = 0; i < nloc; i++) {
@@ -433,15 +610,25 @@ static void build_locations(pprof_builder *b, out_profile *o)
         pb_location *l = &o->locations[i];
         *l = (pb_location)PERFTOOLS__PROFILES__LOCATION__INIT;
         l->id = i + 1;
-        l->mapping_id = get_varint(&p);
+        uint64_t map = get_varint(&p);
+        l->mapping_id = map ? new_id[map - 1] : 0;
         l->address = get_varint(&p);
         l->n_line = get_varint(&p);
         l->line = &o->line_ptrs[li];
+        size_t first = li;
         for (size_t k = 0; k < l->n_line; k++, li++) {
             o->lines[li] = (pb_line)PERFTOOLS__PROFILES__LINE__INIT;
             o->lines[li].function_id = get_varint(&p);
             o->line_ptrs[li] = &o->lines[li];
         }
+        /* the address's line is its innermost function's (the DWARF
+         * line table knows no more of an inlined chain) */
+        uint64_t flags = get_varint(&p), sym_off = get_varint(&p);
+        uint64_t sym = get_varint(&p);
+        if (l->n_line)
+            o->lines[first].line = location_line(
+                b, lc, map, flags, flags & 4 ? sym_off : l->address, sym,
+                o->lines[first].function_id);
         o->location_ptrs[i] = l;
     }
     o->msg.n_location = nloc;
@@ -557,9 +744,25 @@ int pprof_builder_write(pprof_builder *b, FILE *out, const char *comment,
     o.msg.n_sample_type = ntypes;
     o.msg.sample_type = o.type_ptrs;
     o.msg.default_sample_type = o.types[ntypes - 1].type;
-    build_functions(b, &o);
-    build_mappings(b, &o);
-    build_locations(b, &o);
+    size_t *new_id = mapping_order(b);
+    line_ctx lc = {
+        .bin = xcalloc(b->nmaps + 1, sizeof *lc.bin),
+        .tried = xcalloc(b->nmaps + 1, sizeof *lc.tried),
+        .syms = stacktab_new(),
+        .func_file = xcalloc(b->nfunc + 1, sizeof *lc.func_file),
+    };
+    build_locations(b, &o, new_id, &lc);
+    build_functions(b, &o, lc.func_file);
+    build_mappings(b, &o, new_id);
+    for (size_t i = 0; i < b->nmaps; i++)
+        dwarf_close(lc.bin[i]);
+    free(lc.bin);
+    free(lc.tried);
+    stacktab_free(lc.syms);
+    free(lc.sym_addr);
+    free(lc.sym_found);
+    free(lc.func_file);
+    free(new_id);
     build_samples(b, &o, ntypes, two_cols, with_samples);
     if (comment) {
         o.comment = (int64_t)intern_s(b, comment);

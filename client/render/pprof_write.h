@@ -13,9 +13,15 @@
  *     gave an address (perf script's PC, SystemTap's address), the
  *     functions of one input line (perf's inlined a->b) as one
  *     location's lines; one per function where it gave none;
+ *   - source lines: where the binary is here with DWARF lines, each
+ *     addressed location's line (its innermost function's) and that
+ *     function's file, by dwarf_frame_line, the rule annotate uses;
  *   - mappings: one per module or DSO named in the input, its range the
  *     lowest to the highest address seen in it (has_functions set: the
- *     names are already resolved);
+ *     names are already resolved; has_filenames/has_line_numbers where
+ *     lines were found), the sampled program's first (pprof's main
+ *     binary): the one the samples' comm names, else the heaviest that
+ *     is no shared library;
  *   - sample types: "samples"/"count", plus what the weights measure
  *     when they are not sample counts ("cpu"/"nanoseconds" for perf's
  *     cpu-clock and task-clock periods, EVENT/"count" for other perf

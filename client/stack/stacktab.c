@@ -327,3 +327,20 @@ void stacktab_scale(stacktab *t, int col, double factor, bool truncate)
     }
     t->total[col] = total;
 }
+
+bool stacktab_normalize(stacktab *t)
+{
+    double before = t->total[0], after = t->total[1];
+    if (before <= 0 || after <= 0 || before == after)
+        return false;
+    double total = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        /* count * after first, then / before: Perl's order, exact for
+         * whole counts (a factor rounded first can floor k to k - 1) */
+        double v = floor(t->entries[i].count[0] * after / before);
+        t->entries[i].count[0] = v;
+        total += v;
+    }
+    t->total[0] = total;
+    return true;
+}

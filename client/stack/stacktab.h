@@ -58,6 +58,15 @@ bool               stacktab_has_col1(const stacktab *t);
  * truncate is set (difffolded.pl -n); the total is recomputed. */
 void stacktab_scale(stacktab *t, int col, double factor, bool truncate);
 
+/* The differential's one normalisation rule (staprelay diff by default,
+ * and the heat-map page's differential, heatmap_html.js, keeps to it):
+ * when the two columns' totals differ, each BEFORE count (column 0)
+ * becomes floor(count * AFTER total / BEFORE total), difffolded.pl -n's
+ * int($count * $total2 / $total1), so shares, not lengths of window,
+ * are compared.  Equal totals are left alone.  Returns true when it
+ * scaled. */
+bool stacktab_normalize(stacktab *t);
+
 size_t             stacktab_sequence_len(const stacktab *t);
 const stack_event *stacktab_sequence(const stacktab *t);
 
