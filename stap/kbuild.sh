@@ -72,9 +72,14 @@ mods=$R/lib/modules
 kbsafe() { case $1 in ''|*[!A-Za-z0-9_./+-]*) return 1 ;; esac; return 0; }
 kbdir() {   # where TREE and RUNTIME go (see above)
     if kbsafe "$cache"; then echo "$cache"; return 0; fi
-    home=$(getent passwd "$(id -u)" 2>/dev/null | cut -d: -f6)
-    if [ -n "$home" ] && kbsafe "$home/.cache/staprelay/kbuild"; then
-        echo "$home/.cache/staprelay/kbuild"
+    # (with STAPRELAY_KB_ROOT, the fake root's passwd and home)
+    if [ -n "$R" ]; then
+        home=$(awk -F: -v u="$(id -u)" '$3 == u {print $6; exit}' "$R/etc/passwd" 2>/dev/null)
+    else
+        home=$(getent passwd "$(id -u)" 2>/dev/null | cut -d: -f6)
+    fi
+    if [ -n "$home" ] && kbsafe "$R$home/.cache/staprelay/kbuild"; then
+        echo "$R$home/.cache/staprelay/kbuild"
         return 0
     fi
     echo "stap/kbuild.sh: the kernel's build system cannot take a path like '$cache'" \
