@@ -714,7 +714,10 @@ qa_dbpmda_staprelay() {
 # ---- filters ---------------------------------------------------------------------
 qa_filter_paths() {
     # Temp and source paths, so outputs do not depend on where we ran.
-    sed -e "s|$qa_tmp|TMP|g" -e "s|$QA_SRC|SRC|g" \
+    # (qa_word_path's links first: they stand for the path they link to)
+    sed -e "s|$qa_tmp/words/pmdastaprelay|$QA_STAPRELAY_BIN|g" \
+        -e "s|$qa_tmp/words/valgrind.supp|$QA_DIR/lib/valgrind.supp|g" \
+        -e "s|$qa_tmp|TMP|g" -e "s|$QA_SRC|SRC|g" \
         -e "s|$QA_SYS_PMDAS_DIR|PMDAS|g" -e "s|$QA_SYS_VAR_DIR|VAR|g"
 }
 
