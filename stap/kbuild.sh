@@ -32,6 +32,15 @@
 #   changes)
 #   and printed as RUNTIME.
 #
+# Paths the kernel's build system is given (TREE, RUNTIME) cannot hold a
+# space (fixdep splits its dependency lists at them: "fixdep: error
+# opening file: /tmp/my") nor make's ':', '#', '$', ',', '=': when CACHE's
+# path holds one (a checkout in "/tmp/my dir"), the tree and the runtime
+# copy go to ~/.cache/staprelay/kbuild of the user instead (the home from
+# the password database, not $HOME: the test VM, HOME=/root, must name the
+# same paths, which are part of a module's cache key); a home whose path
+# has them too is an error that says so.
+#
 # STAPRELAY_KB_RELEASE=REL: build for kernel REL instead of the running one
 # (a module prebuilt here to be loaded elsewhere, e.g. qa/vm/ prebuilds for
 # the VM's kernel): its own /lib/modules/REL/build and /boot/System.map-REL
@@ -59,6 +68,25 @@ if [ -n "$target" ]; then
     r=$target
 fi
 mods=$R/lib/modules
+
+kbsafe() { case $1 in ''|*[!A-Za-z0-9_./+-]*) return 1 ;; esac; return 0; }
+kbdir() {   # where TREE and RUNTIME go (see above)
+    if kbsafe "$cache"; then echo "$cache"; return 0; fi
+    # (with STAPRELAY_KB_ROOT, the fake root's passwd and home)
+    if [ -n "$R" ]; then
+        home=$(awk -F: -v u="$(id -u)" '$3 == u {print $6; exit}' "$R/etc/passwd" 2>/dev/null)
+    else
+        home=$(getent passwd "$(id -u)" 2>/dev/null | cut -d: -f6)
+    fi
+    if [ -n "$home" ] && kbsafe "$R$home/.cache/staprelay/kbuild"; then
+        echo "$R$home/.cache/staprelay/kbuild"
+        return 0
+    fi
+    echo "stap/kbuild.sh: the kernel's build system cannot take a path like '$cache'" \
+         "(a space or one of : # \$ , =) and the home directory '$home' has one too:" \
+         "set STAPRELAY_CACHE to a path of letters, digits and _ . / + -" >&2
+    return 1
+}
 stock=$R/usr/share/systemtap/runtime
 
 # ---- the tree
@@ -86,9 +114,10 @@ else
     rel=${hdr##*/linux-headers-}
     src=${hdr%-*}-common
     [ -d "$src" ] || src=$(readlink -f "$mods/$rel/source" 2>/dev/null || echo "$hdr")
-    tree=$cache/kbuild-$rel
+    kb=$(kbdir) || exit 1
+    tree=$kb/kbuild-$rel
     if [ ! -f "$tree/.staprelay-ok" ]; then
-        mkdir -p "$cache" || exit 1
+        mkdir -p "$kb" || exit 1
         tmp=$tree.tmp.$$
         rm -rf "$tmp"
         mkdir -p "$tmp" || exit 1
@@ -115,7 +144,8 @@ needs_fix() {
     return 1
 }
 if needs_fix && ! grep -q task_work_cancel_func "$stock/stp_task_work.c" 2>/dev/null; then
-    rt=$cache/runtime
+    kb=$(kbdir) || exit 1
+    rt=$kb/runtime
     # The copy is remade when the stock runtime changes (a systemtap
     # upgrade): its stamp is the stock files' sizes and times, which cost
     # no program run (dpkg-query takes seconds in the test VM).
@@ -123,7 +153,7 @@ if needs_fix && ! grep -q task_work_cancel_func "$stock/stp_task_work.c" 2>/dev/
             awk '{printf "%s:%s ", $5, $6}')
     ver=$stamp
     if [ "$(cat "$rt/.staprelay-stamp" 2>/dev/null)" != "$stamp" ]; then
-        mkdir -p "$cache" || exit 1
+        mkdir -p "$kb" || exit 1
         tmp=$rt.tmp.$$
         rm -rf "$tmp"
         cp -a "$stock" "$tmp" || { echo "stap/kbuild.sh: cannot copy $stock" >&2; exit 1; }

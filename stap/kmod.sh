@@ -47,10 +47,16 @@ cache=$1
 name=$2
 script=$3
 shift 3
+# the -d binaries, one a line (a path may hold spaces; one with a newline
+# is refused)
+nl='
+'
 dbins=""
 while [ $# -gt 0 ]; do
     case $1 in
-        -d) [ $# -ge 2 ] || usage; dbins="$dbins $2"; shift 2 ;;
+        -d) [ $# -ge 2 ] || usage
+            case $2 in *"$nl"*) echo "stap/kmod.sh: -d: a path with a newline" >&2; exit 2 ;; esac
+            dbins="$dbins$2$nl"; shift 2 ;;
         --) shift; break ;;
         *) usage ;;
     esac
@@ -108,7 +114,11 @@ smap=$bdir/System.map
 set -- -r "$tree"
 [ "$rt" = - ] || set -- "$@" -R "$rt"
 set -- "$@" -p4 -m "$name" -I "$tapset" $OPTIONS
+# (split at newlines only, no globbing)
+set -f; IFS=$nl
 for b in $dbins; do set -- "$@" -d "$b"; done
+IFS=' 	
+'; set +f
 [ -n "$dbins" ] && set -- "$@" --ldd
 # shellcheck disable=SC2086
 set -- "$@" "$script" $sargs
@@ -125,7 +135,10 @@ key=$( {
     if [ "$rt" != - ]; then cat "$rt/.staprelay-stamp" "$rt/stp_task_work.c"; fi
     cat "$script"
     for f in "$tapset"/*; do echo "$f"; cat "$f"; done
+    set -f; IFS=$nl
     for b in $dbins; do echo "$b"; cat "$b"; done
+    IFS=' 	
+'; set +f
     printf '%s\n' "$@"
 } | sha256sum | cut -c1-32)
 dir=$cache/ko/$key

@@ -268,6 +268,18 @@ qa_use_pmdajson() {
 QA_STAPRELAY_BIN=${QA_STAPRELAY_BIN:-$QA_SRC/pmda/pmdastaprelay}
 QA_STAPRELAY_DOMAIN=490
 
+qa_word_path() {
+    # qa_word_path PATH NAME: PATH as one word of a pmcd.conf or dbpmda
+    # line, which split at white space with no quoting: PATH itself, or a
+    # symlink $qa_tmp/words/NAME to it when it holds white space (a
+    # checkout in "/tmp/my dir")
+    case $1 in
+        *[[:space:]]*)
+            mkdir -p "$qa_tmp/words" && ln -sfn "$1" "$qa_tmp/words/$2" && echo "$qa_tmp/words/$2" ;;
+        *) echo "$1" ;;
+    esac
+}
+
 qa_have_staprelay() {
     [ -x "$QA_STAPRELAY_BIN" ]
 }
@@ -279,17 +291,18 @@ qa_use_staprelay() {
     QA_STAPRELAY_STATE=$QA_PMCD_DIR/staprelay-state
     QA_STAPRELAY_LOG=$QA_PMCD_DIR/log/staprelay.log
     mkdir -p "$QA_STAPRELAY_STATE"
-    local wrap=${QA_STAPRELAY_WRAP:-}
+    local wrap=${QA_STAPRELAY_WRAP:-} bin
+    bin=$(qa_word_path "$QA_STAPRELAY_BIN" pmdastaprelay)
     if [ -n "${QA_VALGRIND:-}" ]; then
         # Memcheck the PMDA; qa_pmcd_stop turns any report into a FAIL line.
-        wrap="valgrind -q ${QA_VALGRIND_EXTRA:-} --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --suppressions=$QA_DIR/lib/valgrind.supp --log-file=$QA_PMCD_DIR/log/valgrind.%p.log"
+        wrap="valgrind -q ${QA_VALGRIND_EXTRA:-} --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --suppressions=$(qa_word_path "$QA_DIR/lib/valgrind.supp" valgrind.supp) --log-file=$QA_PMCD_DIR/log/valgrind.%p.log"
         : "${QA_PMCD_TIMEOUT:=60}"
         # pmcd waits -q seconds for a new PMDA's first words: valgrind's
         # first start on a machine whose caches are cold (CI's first test
         # of the phase) can take longer than the 3 s a plain PMDA needs
         : "${QA_PMCD_START_TIMEOUT:=30}"
     fi
-    qa_pmcd_agent "staprelay	$QA_STAPRELAY_DOMAIN	pipe	binary	${wrap:+$wrap }$QA_STAPRELAY_BIN -d $QA_STAPRELAY_DOMAIN -c $conf -s $QA_STAPRELAY_STATE -l $QA_STAPRELAY_LOG"
+    qa_pmcd_agent "staprelay	$QA_STAPRELAY_DOMAIN	pipe	binary	${wrap:+$wrap }$bin -d $QA_STAPRELAY_DOMAIN -c $conf -s $QA_STAPRELAY_STATE -l $QA_STAPRELAY_LOG"
     qa_pmns_dynamic staprelay $QA_STAPRELAY_DOMAIN
 }
 
@@ -698,7 +711,7 @@ qa_dbpmda_staprelay() {
     mkdir -p "$qa_tmp/dbpmda/state"
     printf 'root {\n\tstaprelay\t%s:*:*\n}\n' "$QA_STAPRELAY_DOMAIN" > "$qa_tmp/dbpmda/root"
     {
-        echo "open pipe $QA_STAPRELAY_BIN -d $QA_STAPRELAY_DOMAIN -c $conf -s $qa_tmp/dbpmda/state -l $qa_tmp/dbpmda/staprelay.log"
+        echo "open pipe $(qa_word_path "$QA_STAPRELAY_BIN" pmdastaprelay) -d $QA_STAPRELAY_DOMAIN -c $conf -s $qa_tmp/dbpmda/state -l $qa_tmp/dbpmda/staprelay.log"
         cat
     } | qa_dbpmda "$qa_tmp/dbpmda/root"
 }
@@ -706,7 +719,10 @@ qa_dbpmda_staprelay() {
 # ---- filters ---------------------------------------------------------------------
 qa_filter_paths() {
     # Temp and source paths, so outputs do not depend on where we ran.
-    sed -e "s|$qa_tmp|TMP|g" -e "s|$QA_SRC|SRC|g" \
+    # (qa_word_path's links first: they stand for the path they link to)
+    sed -e "s|$qa_tmp/words/pmdastaprelay|$QA_STAPRELAY_BIN|g" \
+        -e "s|$qa_tmp/words/valgrind.supp|$QA_DIR/lib/valgrind.supp|g" \
+        -e "s|$qa_tmp|TMP|g" -e "s|$QA_SRC|SRC|g" \
         -e "s|$QA_SYS_PMDAS_DIR|PMDAS|g" -e "s|$QA_SYS_VAR_DIR|VAR|g"
 }
 

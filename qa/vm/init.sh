@@ -5,8 +5,8 @@
 # the host's root (read-only 9p share "hostroot") as the lower layer of an
 # overlayfs whose upper layer is a tmpfs, mounts the writable 9p share
 # "results" at /run/vmresults of the new root, and hands over to the guest
-# stage (qa/vm/guest-init.sh, a path on the host's root, from the kernel
-# command line's srvm_init=) with switch_root.  Any failure here powers the
+# stage (qa/vm/guest-init.sh, which qa/vm/vm.sh copies to the results
+# share: the kernel command line's srvm_init=) with switch_root.  Any failure here powers the
 # guest off at once; the host sees no results/rc and reports the console.
 /bin/busybox --install -s /bin
 export PATH=/bin

@@ -140,8 +140,8 @@ vm_capture() {
     # its procfs directory looks like to a reader (qa/vm/procfacts.py).
     local fx=$1 limit=$2 ko mod d i sp
     shift 2
-    ko=$(sed -n 's/^staprelay run: running: staprun .* \(\/[^ ]*\.ko\).*/\1/p; s/^staprelay run: running: staprun \(\/[^ ]*\.ko\).*/\1/p' \
-         "$VM_RUN_OUT" | head -1)
+    # (kmod.sh's line ends with the module's path, which may hold spaces)
+    ko=$(sed -n 's/^stap\/kmod.sh: using the cached build \(\/.*\.ko\)$/\1/p' "$VM_RUN_OUT" | head -1)
     [ -r "$ko" ] || { echo "FAIL: capture: no module in run's output"; return 1; }
     mod=$(basename "$ko" .ko)
     d=$VM_RES/capture/real-$fx

@@ -2,9 +2,13 @@
 # qa/vm/vm.sh - boot Debian's packaged kernel under qemu and run a command
 # inside it, on the host's own root filesystem.
 #
-#   qa/vm/vm.sh [-t SECONDS] [-m MB] [-d DISK_MB] -o OUTDIR -- COMMAND...
-#   qa/vm/vm.sh -n          only say whether the VM can run here (exit 0),
+#   qa/vm/vm.sh [-t SECONDS] [-m MB] [-d DISK_MB] [-s DIR]... -o OUTDIR -- COMMAND...
+#   qa/vm/vm.sh -n [-s DIR]...  only say whether the VM can run here (exit 0),
 #                           or print "notrun: why" and exit 77
+#   qa/vm/vm.sh -P [-s DIR]...  print the directories the guest would get as
+#                           shares of their own ("share TAG PATH" and the
+#                           -virtfs argument), or "notrun: why" and 77;
+#                           needs neither qemu nor root (qa 085)
 #
 # Why: this machine's own kernel cannot load modules, so SystemTap's kernel
 # runtime is tested in a VM that boots the kernel whose headers stap builds
@@ -18,9 +22,20 @@
 #     guest can write, the host never sees it); the initramfs (busybox-static,
 #     qa/vm/init.sh, the virtio/9p/overlay modules) is built once per
 #     release into $STAPRELAY_BUILD/vm (default build/vm);
+#   * the guest mounts file systems of its own over parts of that root
+#     (OWN_FS below: /run, /tmp, /var/tmp, /dev/shm, /proc, /sys, /dev), so
+#     a host directory under one of them is not the host's in the guest:
+#     the caller's working directory, this checkout and each -s DIR (the
+#     caller's build directory) that lies under one (by its path as given
+#     or as symlinks resolve) becomes a read-only 9p share of its own,
+#     mounted by the guest at the same path, again under a tmpfs overlay;
+#     one under /proc, /sys or /dev (but /dev/shm) cannot be, and neither
+#     can a path holding a newline: the VM does not boot, "notrun: why";
 #   * OUTDIR is a second, writable 9p share (/run/vmresults in the guest):
 #     COMMAND goes there as OUTDIR/cmd and runs with bash, in the caller's
-#     working directory, as soon as the guest is up (qa/vm/guest-init.sh, PID 1); the guest writes
+#     working directory, as soon as the guest is up (qa/vm/guest-init.sh,
+#     PID 1, copied to OUTDIR so that it is found wherever this checkout
+#     is; the list of shares is OUTDIR/shares); the guest writes
 #     OUTDIR/guest.log (its output), OUTDIR/dmesg.txt (the guest kernel's
 #     log) and OUTDIR/rc (COMMAND's exit status), then powers off;
 #     OUTDIR/console.log is the serial console;
@@ -51,21 +66,92 @@ mem=1536
 disk=0
 out=
 check_only=0
-while getopts nt:m:d:o: opt; do
+plan_only=0
+want=()
+while getopts nPt:m:d:o:s: opt; do
     case $opt in
         n) check_only=1 ;;
+        P) plan_only=1 ;;
+        s) want+=("$OPTARG") ;;
         t) tmo=$OPTARG ;;
         m) mem=$OPTARG ;;
         d) disk=$OPTARG ;;
         o) out=$OPTARG ;;
-        *) echo "usage: qa/vm/vm.sh [-t SECONDS] [-m MB] [-d DISK_MB] -o OUTDIR -- COMMAND..." >&2; exit 64 ;;
+        *) echo "usage: qa/vm/vm.sh [-t SECONDS] [-m MB] [-d DISK_MB] [-s DIR]... -o OUTDIR -- COMMAND..." >&2; exit 64 ;;
     esac
 done
 shift $((OPTIND - 1))
 [ "${1:-}" = -- ] && shift
-if [ $check_only = 0 ] && { [ -z "$out" ] || [ $# -eq 0 ]; }; then
-    echo "usage: qa/vm/vm.sh [-t SECONDS] [-m MB] [-d DISK_MB] -o OUTDIR -- COMMAND..." >&2
+if [ $check_only = 0 ] && [ $plan_only = 0 ] && { [ -z "$out" ] || [ $# -eq 0 ]; }; then
+    echo "usage: qa/vm/vm.sh [-t SECONDS] [-m MB] [-d DISK_MB] [-s DIR]... -o OUTDIR -- COMMAND..." >&2
     exit 64
+fi
+
+# ---- the host directories the guest must see at their own paths
+# The guest's own file systems over the host's root: qa/vm/init.sh mounts
+# /run, /proc, /sys and /dev, qa/vm/guest-init.sh /tmp, /var/tmp, /dev/shm,
+# /dev/pts, debugfs and tracefs, and empties /var/lib/pcp/tmp and
+# /var/log/pcp/pmcd (qa 085 checks this list against those two files).
+# Under the first ones the guest can mount a share over its own tmpfs;
+# under the kernel's own (proc, sys, dev) it cannot.
+OWN_SHAREABLE="/run /tmp /var/tmp /dev/shm /var/lib/pcp/tmp /var/log/pcp/pmcd"
+OWN_KERNEL="/proc /sys /dev"
+# the guest's own names under /run, which no share may take
+OWN_RESERVED="/run/vmresults /run/.vmshares"
+under() {   # under PATH DIR: PATH is DIR or below it
+    [ "$1" = "$2" ] || case $1 in "$2"/*) return 0 ;; *) return 1 ;; esac
+}
+shares=()
+plan_shares() {
+    local p q d form dup i keep
+    local cands=()
+    for p in "$PWD" "$src" "${want[@]}"; do
+        case $p in *$'\n'*)
+            echo "notrun: the path '$p' holds a newline: it cannot be shared with the VM"; return 77 ;;
+        esac
+        [ -d "$p" ] || { echo "notrun: -s $p: no such directory to share with the VM"; return 77; }
+        # as given (absolute) and as symlinks resolve: the guest walks both
+        for form in -L -P; do
+            q=$(cd "$p" && pwd $form) || return 77
+            for d in $OWN_RESERVED; do
+                under "$q" "$d" && {
+                    echo "notrun: $q is under $d, which the VM uses for itself: it cannot be shared with the guest (use a checkout and STAPRELAY_BUILD elsewhere)"
+                    return 77; }
+            done
+            for d in $OWN_SHAREABLE; do
+                under "$q" "$d" && { cands+=("$q"); continue 2; }
+            done
+            for d in $OWN_KERNEL; do
+                under "$q" "$d" && {
+                    echo "notrun: $q is under $d, the guest's own kernel file system: it cannot be shared with the VM (use a checkout and STAPRELAY_BUILD elsewhere)"
+                    return 77; }
+            done
+        done
+    done
+    # each once, and none below another (the outer share holds it)
+    for q in "${cands[@]}"; do
+        keep=1
+        for p in "${cands[@]}"; do
+            [ "$p" != "$q" ] && under "$q" "$p" && keep=0
+        done
+        for p in "${shares[@]}"; do [ "$p" = "$q" ] && keep=0; done
+        [ $keep = 1 ] && shares+=("$q")
+    done
+    return 0
+}
+virtfs_path() {   # qemu's option syntax: a comma in a value is doubled
+    printf '%s' "${1//,/,,}"
+}
+if [ $plan_only = 1 ]; then
+    plan_shares || exit 77
+    i=0
+    for q in "${shares[@]}"; do
+        i=$((i + 1))
+        printf 'share srvm%d %s\n' "$i" "$q"
+        printf 'virtfs local,path=%s,mount_tag=srvm%d,security_model=passthrough,readonly=on,multidevs=remap\n' \
+            "$(virtfs_path "$q")" "$i"
+    done
+    exit 0
 fi
 
 # ---- what the VM needs
@@ -93,6 +179,8 @@ busybox=/bin/busybox
     { echo "notrun: no static $busybox (make deps installs busybox-static)"; exit 77; }
 command -v cpio >/dev/null || { echo "notrun: cpio is not installed"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "notrun: qemu's 9p passthrough share of / needs root"; exit 77; }
+# before anything is built or booted: a checkout the guest cannot see
+plan_shares || exit 77
 [ $check_only = 1 ] && exit 0
 
 # ---- the initramfs (cached per release and inputs)
@@ -139,11 +227,22 @@ mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 rm -f "$out/rc" "$out/guest.log" "$out/dmesg.txt" "$out/console.log"
 { echo "# written by qa/vm/vm.sh"; printf 'cd %q || exit 1\n' "$PWD"; printf '%q ' "$@"; echo; } >"$out/cmd"
+# PID 1's script on the results share: found wherever this checkout is,
+# and the kernel's command line (split at spaces) names no host path
+cp "$here/guest-init.sh" "$out/guest-init.sh" || exit 2
+: >"$out/shares"
+virtfs=()
+i=0
+for q in "${shares[@]}"; do
+    i=$((i + 1))
+    printf '%s\n' "$q" >>"$out/shares"
+    virtfs+=(-virtfs "local,path=$(virtfs_path "$q"),mount_tag=srvm$i,security_model=passthrough,readonly=on,multidevs=remap")
+done
 drive=()
 if [ "$disk" -gt 0 ]; then
     rm -f "$out/disk.img"
     truncate -s "${disk}M" "$out/disk.img" || exit 2
-    drive=(-drive "file=$out/disk.img,if=virtio,format=raw,cache=unsafe")
+    drive=(-drive "file=$(virtfs_path "$out/disk.img"),if=virtio,format=raw,cache=unsafe")
 fi
 
 FATAL_RE='Kernel panic|kernel BUG at|BUG: unable to handle|general protection fault|invalid opcode:|Oops:'
@@ -166,10 +265,10 @@ start=$(date +%s.%N)
 "$qemu" $accel -m "$mem" -smp 2 -nodefaults -no-reboot -display none -monitor none \
     -serial "file:$out/console.log" \
     -kernel "$kernel" -initrd "$img" \
-    -append "console=ttyS0 panic=-1 oops=panic quiet loglevel=5 softlockup_panic=1 softlockup_all_cpu_backtrace=1 srvm_init=$here/guest-init.sh" \
+    -append "console=ttyS0 panic=-1 oops=panic quiet loglevel=5 softlockup_panic=1 softlockup_all_cpu_backtrace=1 srvm_init=/run/vmresults/guest-init.sh" \
     -virtfs "local,path=/,mount_tag=hostroot,security_model=passthrough,readonly=on,multidevs=remap" \
-    -virtfs "local,path=$out,mount_tag=results,security_model=passthrough" \
-    "${drive[@]}" >"$out/qemu.log" 2>&1 </dev/null &
+    -virtfs "local,path=$(virtfs_path "$out"),mount_tag=results,security_model=passthrough" \
+    "${virtfs[@]}" "${drive[@]}" >"$out/qemu.log" 2>&1 </dev/null &
 qpid=$!
 deadline=$(( $(date +%s) + tmo ))
 fatal=0
