@@ -8,7 +8,7 @@
 #   qa/vm/vm.sh -P [-s DIR]...  print the directories the guest would get as
 #                           shares of their own ("share TAG PATH" and the
 #                           -virtfs argument), or "notrun: why" and 77;
-#                           needs neither qemu nor root (qa 085)
+#                           needs neither qemu nor root (qa 005)
 #
 # Why: this machine's own kernel cannot load modules, so SystemTap's kernel
 # runtime is tested in a VM that boots the kernel whose headers stap builds
@@ -91,7 +91,7 @@ fi
 # The guest's own file systems over the host's root: qa/vm/init.sh mounts
 # /run, /proc, /sys and /dev, qa/vm/guest-init.sh /tmp, /var/tmp, /dev/shm,
 # /dev/pts, debugfs and tracefs, and empties /var/lib/pcp/tmp and
-# /var/log/pcp/pmcd (qa 085 checks this list against those two files).
+# /var/log/pcp/pmcd (qa 005 checks this list against those two files).
 # Under the first ones the guest can mount a share over its own tmpfs;
 # under the kernel's own (proc, sys, dev) it cannot.
 OWN_SHAREABLE="/run /tmp /var/tmp /dev/shm /var/lib/pcp/tmp /var/log/pcp/pmcd"
