@@ -1094,7 +1094,9 @@ static int source_state(source *s, const char *name)
  * records, so the PMDA's own word on its sources decides). */
 static void live_presence(reader *rd, source *s)
 {
-    if (s->npmids == 0)
+    /* a run's source goes when the run ends: that is how --run reading
+     * ends (the run's state says so), not news */
+    if (s->npmids == 0 || rd->po->run != NULL)
         return;
     int now = source_state(s, s->names[0]);
     if (now == 0 || now == s->presence)
