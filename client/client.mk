@@ -18,6 +18,8 @@ CLIENT_LIBS := $(shell pkg-config --libs libprotobuf-c zlib libdw 2>/dev/null \
                  || echo -lprotobuf-c -lz -ldw -lelf)
 # libcurl (pmproxy's REST API: --series)
 CLIENT_LIBS += $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
+# libmicrohttpd (staprelay web's HTTP server: client/web/httpd)
+CLIENT_LIBS += $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 # The relay's string map (libc only), for the counters' instance names.
 CLIENT_SRCS += relay/strmap.c
 

@@ -15,7 +15,7 @@ libpcp3-dev libpcp-pmda3-dev pcp check libxml2-utils python3-json-pointer \
 valgrind chromium systemtap linux-headers-amd64 python3-jsonschema python3-six \
 libfuse3-dev fuse3 clang libclang-rt-14-dev strace linux-perf curl \
 protobuf-c-compiler libprotobuf-c-dev zlib1g-dev libdw-dev golang-go graphviz \
-libcurl4-openssl-dev redis-server iproute2 \
+libcurl4-openssl-dev redis-server iproute2 libmicrohttpd-dev nodejs npm \
 qemu-system-x86 busybox-static cpio}"
 
 # The kernel qa/vm/ boots: Debian's image of the newest installed
