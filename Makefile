@@ -2,6 +2,7 @@
 #
 #   make          build pmda/pmdastaprelay and client/staprelay in place
 #   make check    unit tests (plain and ASan/UBSan) + qa end-to-end tests
+#   make check-layers  the parts' boundaries (PCP headers, link sets)
 #   make demo     private pmcd relaying the example sources
 #   make install  DESTDIR/PREFIX aware; PMDA into $PCP_PMDAS_DIR/staprelay
 #   make deps     install missing Debian packages (root)
@@ -67,31 +68,42 @@ $(HOT_BIN): examples/hot/hot.c
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O0 -g \
 	    -fno-omit-frame-pointer -o $@ $<
 
-# relay/ and common/ must build without PCP headers (docs/design.md): no
-# PCP include path.
-build/plain/relay/%.o: relay/%.c
+# relay/ and common/ never include a PCP header (docs/design.md).  PCP's
+# headers are in /usr/include, on every compiler's path, so leaving PCP's
+# -I out would guard nothing: their objects are compiled with build/nopcp
+# first in the search path, where each of PCP's pcp/*.h is an #error.
+# make check-layers proves it (a stray include fails; client/ and pmda/
+# files still build).
+PCP_INCLUDEDIR := $(shell pkg-config --variable=includedir libpcp 2>/dev/null)
+PCP_HDRDIR     := $(dir $(firstword $(wildcard $(PCP_INCLUDEDIR)/pmapi.h \
+                      $(PCP_INCLUDEDIR)/pcp/pmapi.h /usr/include/pcp/pmapi.h)))
+NOPCP_HEADERS  := $(addprefix build/nopcp/pcp/,$(sort pmapi.h pmda.h impl.h libpcp.h import.h \
+                      $(notdir $(wildcard $(PCP_HDRDIR)*.h))))
+$(NOPCP_HEADERS):
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
+	@echo '#error "relay/ and common/ never include PCP (docs/design.md)"' > $@
 
-build/asan/relay/%.o: relay/%.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -MMD -MP -c $< -o $@
+# A source file's compile flags: relay/'s and common/'s without PCP.
+src_cflags = $(if $(filter relay/% common/%,$(1)),-Ibuild/nopcp $(CFLAGS_COMMON),$(CFLAGS_COMMON) $(PCP_CFLAGS))
 
-build/plain/common/%.o: common/%.c
+build/plain/%.o: %.c | $(NOPCP_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
+	$(CC) $(call src_cflags,$<) -MMD -MP -c $< -o $@
 
-build/asan/common/%.o: common/%.c
+build/asan/%.o: %.c | $(NOPCP_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(call src_cflags,$<) $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
-build/plain/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) $(PCP_CFLAGS) -MMD -MP -c $< -o $@
-
-build/asan/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) $(PCP_CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
+# What each binary links is its parts only: client/staprelay is client/ +
+# common/ (and client/'s code generated into build/gen), pmdastaprelay
+# pmda/ + relay/ + common/.  A source from another part stops the build.
+outside = $(filter-out $(addsuffix /%,$(2)),$(1))
+ifneq ($(call outside,$(CLIENT_MAIN) $(CLIENT_SRCS),client common build/gen/client),)
+$(error client/staprelay links client/ and common/ only, not $(call outside,$(CLIENT_MAIN) $(CLIENT_SRCS),client common build/gen/client))
+endif
+ifneq ($(call outside,$(PMDA_MAIN) $(PMDA_SRCS) $(RELAY_SRCS) $(COMMON_SRCS),pmda relay common),)
+$(error pmdastaprelay links pmda/, relay/ and common/ only, not $(call outside,$(PMDA_MAIN) $(PMDA_SRCS) $(RELAY_SRCS) $(COMMON_SRCS),pmda relay common))
+endif
 
 $(PMDA_BIN): $(call obj,plain,$(PMDA_MAIN)) $(PMDA_OBJS) $(RELAY_OBJS) $(COMMON_OBJS)
 	$(CC) -o $@ $^ $(PMDA_LIBS) $(JANSSON_LIBS) $(EV_LIBS)
@@ -147,7 +159,12 @@ deps:
 check:
 	@./scripts/deps.sh >/dev/null || ./scripts/deps.sh
 	@$(MAKE) --no-print-directory all unit
+	@./scripts/check-layers.sh
 	@./scripts/check.sh $(UNIT_RUNNERS)
+
+# The parts' boundaries in the build (scripts/check-layers.sh).
+check-layers:
+	@./scripts/check-layers.sh
 
 # The real-kernel suite alone (qa/vm/run, also make check's last phase).
 check-vm:
@@ -193,7 +210,7 @@ clean:
 	rm -rf build $(PMDA_BIN) $(CLIENT_BIN) $(HOT_BIN)
 
 FORCE:
-.PHONY: all unit deps check check-vm demo install clean FORCE
+.PHONY: all unit deps check check-layers check-vm demo install clean FORCE
 -include $(shell find build -name '*.d' 2>/dev/null)
 
 # ---- fuzzing (libFuzzer, clang) ---------------------------------------

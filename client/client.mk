@@ -20,8 +20,6 @@ CLIENT_LIBS := $(shell pkg-config --libs libprotobuf-c zlib libdw 2>/dev/null \
 CLIENT_LIBS += $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 # libmicrohttpd (staprelay web's HTTP server: client/web/httpd)
 CLIENT_LIBS += $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
-# The relay's string map (libc only), for the counters' instance names.
-CLIENT_SRCS += relay/strmap.c
 
 $(PPROF_PB_C) $(PPROF_PB_H) &: $(PPROF_PROTO)
 	@mkdir -p build/gen

@@ -2,7 +2,7 @@
  * back from prefixes long unpublished (see idmap.h). */
 #include <stddef.h>
 #include "pmda/idmap.h"
-#include "relay/strmap.h"
+#include "common/strmap.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,6 +1,6 @@
 /* instances: stable instance ids and pmdaIndom tables. */
 #include "pmda/instances.h"
-#include "relay/strmap.h"
+#include "common/strmap.h"
 
 #include <stdio.h>
 #include <stdlib.h>

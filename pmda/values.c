@@ -3,7 +3,7 @@
 #include "pmda/fetch.h"
 #include "pmda/control.h"
 
-#include "relay/strmap.h"
+#include "common/strmap.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* log: sink dispatch and the per-subject rate limiter. */
 #include "relay/log.h"
-#include "relay/strmap.h"
+#include "common/strmap.h"
 
 #include <stdio.h>
 

@@ -2,7 +2,7 @@
 #include "relay/metadata.h"
 #include "relay/jsondoc.h"
 #include "relay/pointer.h"
-#include "relay/strmap.h"
+#include "common/strmap.h"
 
 #include <ctype.h>
 #include <jansson.h>

@@ -3,7 +3,7 @@
 #include "relay/snapshot.h"
 #include "relay/jsondoc.h"
 #include "relay/pointer.h"
-#include "relay/strmap.h"
+#include "common/strmap.h"
 
 #include <inttypes.h>
 #include <math.h>

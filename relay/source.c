@@ -6,7 +6,7 @@
 #include "relay/fiforead.h"
 #include "relay/jsondoc.h"
 #include "relay/relay.h"
-#include "relay/strmap.h"
+#include "common/strmap.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,7 +1,7 @@
 /* stackcount: the batched, bounded stacks counter (see stackcount.h). */
 #include "relay/stackcount.h"
 #include "common/stackname.h"
-#include "relay/strmap.h"
+#include "common/strmap.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "common/xalloc.h"
-#include "relay/strmap.h"
+#include "common/strmap.h"
 
 /* Every name of the last set has a slot, found by one hash lookup per
  * value: a set of a thousand 700-byte stack names costs no allocation

@@ -18,7 +18,7 @@
 #include "client/stack/stacksink.h"
 #include "client/util/stopsig.h"
 #include "common/xalloc.h"
-#include "relay/strmap.h"
+#include "common/strmap.h"
 
 typedef struct field_entry {
     pmID      pmid;

@@ -12,7 +12,7 @@
 
 #include "client/input/series_values.h"
 #include "common/xalloc.h"
-#include "relay/strmap.h"
+#include "common/strmap.h"
 
 #define CHUNK_S 600          /* seconds of values per request, bounded windows */
 

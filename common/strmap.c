@@ -1,5 +1,5 @@
 /* strmap: string -> int64 hash map (linear probing, tombstones). */
-#include "relay/strmap.h"
+#include "common/strmap.h"
 
 #include "common/hash.h"
 

@@ -1,6 +1,6 @@
-/* Suite: relay/strmap, the string-to-integer map (insert, replace,
+/* Suite: common/strmap, the string-to-integer map (insert, replace,
  * delete over tombstones, iteration). */
-#include "relay/strmap.h"
+#include "common/strmap.h"
 #include "tests/testutil.h"
 
 #include <stdio.h>
@@ -37,7 +37,7 @@ START_TEST(strmap_put_get_del)
 }
 END_TEST
 
-TEST_SUITE(relay_strmap)
+TEST_SUITE(common_strmap)
 {
     Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
