@@ -21,6 +21,22 @@ CLIENT_LIBS += $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 # libmicrohttpd (staprelay web's HTTP server: client/web/httpd)
 CLIENT_LIBS += $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 
+# Files the client carries (client/util/embed.h), one rule for all of
+# them: $(call embed,SYMBOL,DIR,FILES) writes build/gen/DIR/SYMBOL.c, the
+# table SYMBOL[] of FILES (paths below DIR, in that order) by
+# scripts/embed.sh, and links it into the client; the header that uses
+# the table declares it.  The sources stay real .js/.css/.html files and
+# nothing generated is committed.  Used for the flame graph's and the heat
+# map page's scripts here, and for staprelay web's page (client/web/page/).
+define embed
+build/gen/$(2)/$(1).c: scripts/embed.sh $(addprefix $(2)/,$(3))
+	@mkdir -p $$(dir $$@)
+	scripts/embed.sh $(1) $(2) $(3) > $$@.new && mv -f $$@.new $$@
+CLIENT_SRCS += build/gen/$(2)/$(1).c
+endef
+$(eval $(call embed,flame_js,client/render,flame.js))
+$(eval $(call embed,html_heatmap_js,client/render,heatmap_html.js))
+
 $(PPROF_PB_C) $(PPROF_PB_H) &: $(PPROF_PROTO)
 	@mkdir -p build/gen
 	protoc-c --c_out=build/gen $(PPROF_PROTO)

@@ -283,7 +283,7 @@ void flamesvg_script(strbuf *sb, const svg_options *o)
     sb_adds(sb, ";\n\tvar xpad = 10;\n\tvar inverted = ");
     sb_adds(sb, o->inverted ? "1" : "0");
     sb_adds(sb, ";\n\tvar searchcolor = \"rgb(230,0,230)\";\n");
-    sb_adds(sb, flame_js);
+    sb_add(sb, (const char *)flame_js[0].data, flame_js[0].len);
 }
 
 /* The background, title and the texts zoom and search use; H and HD

@@ -70,7 +70,7 @@ int flamesvg_write(FILE *out, const flametree *t, const svg_options *o);
 #define FLAMESVG_TOKEN_HD "@HD@"
 void flamesvg_page_head(strbuf *sb, const svg_options *o, const char *title);
 /* The settings variables and the zoom/search script of a flame graph
- * file (client/render/flame_js), for the page to run once. */
+ * file (client/render/flame.js), for the page to run once. */
 void flamesvg_script(strbuf *sb, const svg_options *o);
 
 /* Building blocks, exposed for tests: what sprintf("%.1f" or "%.2f")

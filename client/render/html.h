@@ -5,10 +5,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "client/util/embed.h"
 #include "common/strbuf.h"
 
-/* The heat-map page's script (generated from client/render/heatmap_html.js). */
-extern const char html_heatmap_js[];
+/* The heat-map page's script: its source is client/render/heatmap_html.js,
+ * which client.mk's embed rule writes into
+ * build/gen/client/render/html_heatmap_js.c (one file, [0]). */
+extern const embedded_file html_heatmap_js[];
+extern const size_t html_heatmap_js_count;
 
 /* Append s as HTML text (& < > " escaped; invalid UTF-8 as \xNN). */
 void html_escape(strbuf *out, const char *s, size_t n);
