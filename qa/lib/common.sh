@@ -284,6 +284,30 @@ qa_have_staprelay() {
     [ -x "$QA_STAPRELAY_BIN" ]
 }
 
+qa_need_built() {
+    # qa_need_built PROGRAM...: end the test, failed, unless each PROGRAM
+    # (the PMDA: $QA_STAPRELAY_BIN, the client, examples/hot/hot) is built.
+    local p
+    for p in "$@"; do
+        [ -x "$p" ] || { qa_fail "${p#"$QA_SRC"/} is not built: run make"; exit 1; }
+    done
+}
+
+qa_source_fields() {
+    # qa_source_fields SOURCE FIELD...: "    FIELD: VALUE" for each
+    # staprelay.control.source.FIELD of SOURCE (its directory or file).
+    local src=$1 f
+    shift
+    for f in "$@"; do
+        printf '    %s: %s\n' "$f" "$(qa_value "staprelay.control.source.$f[$src]")"
+    done
+}
+
+qa_source_ctl() {
+    # qa_source_ctl SOURCE FIELD...: qa_source_fields, filtered.
+    qa_source_fields "$@" | qa_filter
+}
+
 qa_use_staprelay() {
     # Our PMDA with CONFIG (pmdajson-compatible config.json); its state dir
     # and log live in the test's temp dir.
