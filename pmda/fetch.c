@@ -1,5 +1,6 @@
 /* fetch: arena-built fetch results. */
 #include "pmda/fetch.h"
+#include "pmda/namespace.h"
 #include "pmda/values.h"
 
 #include <stdbool.h>
@@ -69,49 +70,6 @@ void fetch_free(pmda_ctx *ctx)
         }
         free(ctx->arena);
         ctx->arena = NULL;
-    }
-    free(ctx->pmid_slots);
-    ctx->pmid_slots = NULL;
-    ctx->pmid_nslots = 0;
-}
-
-/* ---- PMID index: open addressing, metric index + 1 (0 = empty) ---- */
-
-static size_t pmid_hash(pmID p, size_t mask)
-{
-    return ((uint32_t)p * 2654435761u) & mask;
-}
-
-void fetch_index_rebuild(pmda_ctx *ctx)
-{
-    size_t n = 16;
-    while (n < ctx->nmetrics * 2)
-        n *= 2;
-    int *slots = calloc(n, sizeof(int));
-    if (slots == NULL)
-        return;
-    for (size_t i = 0; i < ctx->nmetrics; i++) {
-        size_t k = pmid_hash(ctx->metrics[i].m_desc.pmid, n - 1);
-        while (slots[k] != 0)
-            k = (k + 1) & (n - 1);
-        slots[k] = (int)i + 1;
-    }
-    free(ctx->pmid_slots);
-    ctx->pmid_slots = slots;
-    ctx->pmid_nslots = n;
-}
-
-pmdaMetric *fetch_lookup(pmda_ctx *ctx, pmID pmid)
-{
-    if (ctx->pmid_slots == NULL)
-        return NULL;
-    size_t mask = ctx->pmid_nslots - 1;
-    for (size_t k = pmid_hash(pmid, mask);; k = (k + 1) & mask) {
-        int s = ctx->pmid_slots[k];
-        if (s == 0)
-            return NULL;
-        if (ctx->metrics[s - 1].m_desc.pmid == pmid)
-            return &ctx->metrics[s - 1];
     }
 }
 
@@ -210,7 +168,7 @@ static int fill_fixed_column(fetch_arena *a, pmValueSet *vs, const pmdaIndom *id
 static pmValueSet *fetch_metric(pmda_ctx *ctx, pmdaExt *pmda, pmID pmid)
 {
     fetch_arena *a = ctx->arena;
-    pmdaMetric *m = fetch_lookup(ctx, pmid);
+    pmdaMetric *m = namespace_lookup(ctx, pmid);
     if (m == NULL) {
         pmValueSet *vs = arena_alloc(a, sizeof(pmValueSet));
         if (vs != NULL) {

@@ -14,15 +14,11 @@
 int fetch_result(int numpmid, pmID *pmids, pmdaResult **resp, pmdaExt *pmda);
 /* Result callback: nothing to free per value (the arena owns it all). */
 void fetch_result_done(pmdaResult *result);
-/* Rebuild the PMID -> metric index after a namespace rebuild. */
-void fetch_index_rebuild(pmda_ctx *ctx);
 void fetch_free(pmda_ctx *ctx);
 /* Whether a client's instance profile lets every instance of indom
  * through, as it usually does; then the fetch skips the per-instance
  * check (which searches the profile's domains for every value).  Same
  * rules as libpcp's __pmInProfile. */
 bool fetch_profile_takes_all(pmInDom indom, const pmProfile *prof);
-/* The metric with this PMID (PMID index), or NULL. */
-pmdaMetric *fetch_lookup(pmda_ctx *ctx, pmID pmid);
 
 #endif

@@ -1,7 +1,6 @@
 /* namespace: build the PMNS and tables from the relay's sources. */
 #include "pmda/namespace.h"
 #include "pmda/control.h"
-#include "pmda/fetch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -431,6 +430,46 @@ static void free_tables(pmda_ctx *ctx)
     ctx->nindoms = ctx->nmetrics = 0;
 }
 
+/* ---- PMID index: open addressing, metric index + 1 (0 = empty) ---- */
+
+static size_t pmid_hash(pmID p, size_t mask)
+{
+    return ((uint32_t)p * 2654435761u) & mask;
+}
+
+static void index_rebuild(pmda_ctx *ctx)
+{
+    size_t n = 16;
+    while (n < ctx->nmetrics * 2)
+        n *= 2;
+    int *slots = calloc(n, sizeof(int));
+    if (slots == NULL)
+        return;
+    for (size_t i = 0; i < ctx->nmetrics; i++) {
+        size_t k = pmid_hash(ctx->metrics[i].m_desc.pmid, n - 1);
+        while (slots[k] != 0)
+            k = (k + 1) & (n - 1);
+        slots[k] = (int)i + 1;
+    }
+    free(ctx->pmid_slots);
+    ctx->pmid_slots = slots;
+    ctx->pmid_nslots = n;
+}
+
+pmdaMetric *namespace_lookup(pmda_ctx *ctx, pmID pmid)
+{
+    if (ctx->pmid_slots == NULL)
+        return NULL;
+    size_t mask = ctx->pmid_nslots - 1;
+    for (size_t k = pmid_hash(pmid, mask);; k = (k + 1) & mask) {
+        int s = ctx->pmid_slots[k];
+        if (s == 0)
+            return NULL;
+        if (ctx->metrics[s - 1].m_desc.pmid == pmid)
+            return &ctx->metrics[s - 1];
+    }
+}
+
 void namespace_rebuild(pmda_ctx *ctx)
 {
     tables t = {0};
@@ -476,7 +515,7 @@ void namespace_rebuild(pmda_ctx *ctx)
     pmda->e_indoms = ctx->indoms;
     pmda->e_nindoms = (int)ctx->nindoms;
     pmdaRehash(pmda, ctx->metrics, (int)ctx->nmetrics);
-    fetch_index_rebuild(ctx);
+    index_rebuild(ctx);
     ctx->names_changed = true;
     ctx->rebuilds++;
 }
@@ -484,6 +523,9 @@ void namespace_rebuild(pmda_ctx *ctx)
 void namespace_free(pmda_ctx *ctx)
 {
     free_tables(ctx);
+    free(ctx->pmid_slots);
+    ctx->pmid_slots = NULL;
+    ctx->pmid_nslots = 0;
     free(ctx->scratch);
     ctx->scratch = NULL;
     if (ctx->pmns != NULL)
@@ -570,7 +612,7 @@ int namespace_text(int ident, int type, char **buffer, pmdaExt *pmda)
         }
         return PM_ERR_INDOM;
     }
-    const pmdaMetric *md = fetch_lookup(ctx, (pmID)ident);
+    const pmdaMetric *md = namespace_lookup(ctx, (pmID)ident);
     if (md == NULL)
         return PM_ERR_PMID;
     const metric_ref *ref = md->m_user;

@@ -1,6 +1,6 @@
 /* values: fetch and instance callbacks. */
 #include "pmda/values.h"
-#include "pmda/fetch.h"
+#include "pmda/namespace.h"
 #include "pmda/control.h"
 
 #include "common/strmap.h"
@@ -584,7 +584,7 @@ int values_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
             json_decref(o);
         }
     } else if (type == PM_LABEL_ITEM) {
-        const pmdaMetric *m = fetch_lookup(ctx, (pmID)ident);
+        const pmdaMetric *m = namespace_lookup(ctx, (pmID)ident);
         const metric_ref *ref = m != NULL ? m->m_user : NULL;
         if (ref != NULL && ref->kind == REF_STACKS)
             pmdaAddLabels(lp, "{\"metrictype\":\"stacks\"}");
