@@ -226,8 +226,10 @@ static bool script_allowed(const runs_config *cfg, const char *script)
 
 /* ---- building a run ----------------------------------------------------- */
 
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *fmt, ...)
+/* A formatted copy, or NULL when out of memory: the relay never aborts
+ * (docs/design.md), so its callers check (unlike common/xalloc's x*). */
+static char *asprintf_or_null(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *asprintf_or_null(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -247,7 +249,7 @@ static void describe(run *r)
         snprintf(prefix, sizeof prefix, "staprelay.%s", r->prefix);
     json_t *events = json_array();
     for (size_t e = 0; e < r->nevents; e++) {
-        char *m = r->events[e] ? xasprintf("%s.%s.records", prefix, r->events[e]) : NULL;
+        char *m = r->events[e] ? asprintf_or_null("%s.%s.records", prefix, r->events[e]) : NULL;
         if (m != NULL)
             json_array_append_new(events, json_string(m));
         free(m);
@@ -269,41 +271,41 @@ static char **build_argv(const runs *rs, const request *q, char **text)
 {
     char *args[24];
     size_t k = 0;
-    args[k++] = xasprintf("%s", rs->command);
-    args[k++] = xasprintf("run");
-    args[k++] = xasprintf("%s", q->script);
+    args[k++] = asprintf_or_null("%s", rs->command);
+    args[k++] = asprintf_or_null("run");
+    args[k++] = asprintf_or_null("%s", q->script);
     char dur[NUM_TEXT_MAX];
     num_text(dur, q->duration);
-    args[k++] = xasprintf("-T");
-    args[k++] = xasprintf("%s", dur);
-    args[k++] = xasprintf("--dir");
-    args[k++] = xasprintf("%s", rs->directory);
+    args[k++] = asprintf_or_null("-T");
+    args[k++] = asprintf_or_null("%s", dur);
+    args[k++] = asprintf_or_null("--dir");
+    args[k++] = asprintf_or_null("%s", rs->directory);
     /* a run's records replay, so `--run NAME` gets it from its start */
-    args[k++] = xasprintf("--replay");
+    args[k++] = asprintf_or_null("--replay");
     char name[96];
     script_run_name(name, sizeof name, q->script);
-    args[k++] = xasprintf("--name");     /* where its metrics will be */
-    args[k++] = xasprintf("%s", name);
+    args[k++] = asprintf_or_null("--name");     /* where its metrics will be */
+    args[k++] = asprintf_or_null("%s", name);
     if (q->hz > 0) {
-        args[k++] = xasprintf("--hz");
-        args[k++] = xasprintf("%ld", q->hz);
+        args[k++] = asprintf_or_null("--hz");
+        args[k++] = asprintf_or_null("%ld", q->hz);
     }
     if (q->pid > 0) {
-        args[k++] = xasprintf("--pid");
-        args[k++] = xasprintf("%ld", q->pid);
+        args[k++] = asprintf_or_null("--pid");
+        args[k++] = asprintf_or_null("%ld", q->pid);
     }
     if (q->cmd[0] != '\0') {
-        args[k++] = xasprintf("--cmd");
-        args[k++] = xasprintf("%s", q->cmd);
+        args[k++] = asprintf_or_null("--cmd");
+        args[k++] = asprintf_or_null("%s", q->cmd);
     }
     if (q->stacks[0] != '\0')
-        args[k++] = xasprintf(strcmp(q->stacks, "kernel") == 0 ? "--kernel-only"
+        args[k++] = asprintf_or_null(strcmp(q->stacks, "kernel") == 0 ? "--kernel-only"
                                                                  : "--user-only");
     char **argv = calloc(k + 1, sizeof(char *));
     bool ok = argv != NULL;
     for (size_t i = 0; i < k; i++)
         ok = ok && args[i] != NULL;
-    *text = xasprintf("%s duration=%s%s%.0ld%s%.0ld%s%s%s%s", q->script, dur,
+    *text = asprintf_or_null("%s duration=%s%s%.0ld%s%.0ld%s%s%s%s", q->script, dur,
                       q->hz ? " hz=" : "", q->hz, q->pid ? " pid=" : "", q->pid,
                       q->cmd[0] ? " cmd=" : "", q->cmd, q->stacks[0] ? " stacks=" : "",
                       q->stacks);
@@ -328,8 +330,8 @@ static char *new_name(const runs *rs, const char *script, double now)
     char stamp[32];
     strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", &tm);
     for (int k = 1;; k++) {
-        char *name = k == 1 ? xasprintf("%s-%s", script, stamp)
-                            : xasprintf("%s-%s-%d", script, stamp, k);
+        char *name = k == 1 ? asprintf_or_null("%s-%s", script, stamp)
+                            : asprintf_or_null("%s-%s-%d", script, stamp, k);
         if (name == NULL)
             return NULL;
         bool taken = false;
