@@ -23,8 +23,8 @@ static void each_line(const uint8_t *data, size_t size, line_fn fn, void *arg)
     }
 }
 
-static void perf_line(void *arg, const char *s, size_t n) { perf_collapser_line(arg, s, n); }
-static void stap_line(void *arg, const char *s, size_t n) { stap_collapser_line(arg, s, n); }
+static void perf_line(void *arg, const char *s, size_t n) { collapse_perf_line(arg, s, n); }
+static void stap_line(void *arg, const char *s, size_t n) { collapse_stap_line(arg, s, n); }
 static void folded_line_fn(void *arg, const char *s, size_t n) { folded_feed(arg, s, n); }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -40,16 +40,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        .kernel_marks = size > 1 && (data[1] & 32),
                        .jit_marks = size > 1 && (data[1] & 64),
                        .include_addrs = size > 1 && (data[1] & 4)};
-    perf_collapser *pc = perf_collapser_new(&po, &sink);
+    collapse_perf *pc = collapse_perf_new(&po, &sink);
     each_line(data, size, perf_line, pc);
-    perf_collapser_finish(pc);
-    perf_collapser_free(pc);
+    collapse_perf_finish(pc);
+    collapse_perf_free(pc);
 
     frame_opts fo = perf_frame_opts(&po);
-    stap_collapser *sc = stap_collapser_new(&fo, &sink);
+    collapse_stap *sc = collapse_stap_new(&fo, &sink);
     each_line(data, size, stap_line, sc);
-    stap_collapser_finish(sc);
-    stap_collapser_free(sc);
+    collapse_stap_finish(sc);
+    collapse_stap_free(sc);
 
     each_line(data, size, folded_line_fn, &sink);
 

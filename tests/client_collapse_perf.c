@@ -17,20 +17,20 @@ static stacktab *collapse(const char *text, const perf_options *opt,
     stacktab *t = stacktab_new();
     stack_sink sink;
     stack_sink_init(&sink, t, 0, false);
-    perf_collapser *pc = perf_collapser_new(opt, &sink);
+    collapse_perf *pc = collapse_perf_new(opt, &sink);
     const char *p = text;
     while (*p) {
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        perf_collapser_line(pc, p, n);
+        collapse_perf_line(pc, p, n);
         p += n + (nl ? 1 : 0);
     }
-    perf_collapser_finish(pc);
+    collapse_perf_finish(pc);
     if (ignored)
-        *ignored = perf_collapser_ignored(pc);
+        *ignored = collapse_perf_ignored(pc);
     if (filtered)
-        *filtered = perf_collapser_filtered(pc);
-    perf_collapser_free(pc);
+        *filtered = collapse_perf_filtered(pc);
+    collapse_perf_free(pc);
     stack_sink_free(&sink);
     return t;
 }

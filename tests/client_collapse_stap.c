@@ -15,17 +15,17 @@ static stacktab *collapse_with(const char *text, const frame_opts *o, uint64_t *
     stacktab *t = stacktab_new();
     stack_sink sink;
     stack_sink_init(&sink, t, 0, false);
-    stap_collapser *sc = stap_collapser_new(o, &sink);
+    collapse_stap *sc = collapse_stap_new(o, &sink);
     const char *p = text;
     while (*p) {
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        stap_collapser_line(sc, p, n);
+        collapse_stap_line(sc, p, n);
         p += n + (nl ? 1 : 0);
     }
-    stap_collapser_finish(sc);
-    *ignored = stap_collapser_ignored(sc);
-    stap_collapser_free(sc);
+    collapse_stap_finish(sc);
+    *ignored = collapse_stap_ignored(sc);
+    collapse_stap_free(sc);
     stack_sink_free(&sink);
     return t;
 }

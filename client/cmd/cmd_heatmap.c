@@ -36,7 +36,7 @@ static const char heatmap_usage[] =
 
 typedef struct collect_ctx {
     heatmap        *h;
-    perf_collapser *pc;  /* reading perf script text, or NULL */
+    collapse_perf *pc;  /* reading perf script text, or NULL */
 } collect_ctx;
 
 static void observe(void *arg, size_t entry, int col, double weight,
@@ -141,24 +141,24 @@ static int read_perf(const char *cmd, const char *path,
         stack_sink sink;
         stack_sink_init(&sink, ctx->h->tab, 0, in->strip_hex);
         stack_sink_observe(&sink, observe, ctx);
-        perf_collapser *pc = perf_collapser_new(&in->perf, &sink);
+        collapse_perf *pc = collapse_perf_new(&in->perf, &sink);
         const char *line;
         ssize_t n;
         ctx->pc = pc;          /* observe() asks it each sample's time */
         while ((n = lr_next(&lr, &line)) >= 0)
-            perf_collapser_line(pc, line, (size_t)n);
-        perf_collapser_finish(pc);
+            collapse_perf_line(pc, line, (size_t)n);
+        collapse_perf_finish(pc);
         ctx->pc = NULL;
-        if (perf_collapser_ignored(pc))
+        if (collapse_perf_ignored(pc))
             fprintf(stderr, "staprelay %s: %s: ignored %" PRIu64
                     " lines with invalid format\n", cmd, name,
-                    perf_collapser_ignored(pc));
-        if (perf_collapser_filtered(pc))
+                    collapse_perf_ignored(pc));
+        if (collapse_perf_filtered(pc))
             fprintf(stderr, "staprelay %s: %s: kept only events of type %s"
                     " (%" PRIu64 " samples of other types skipped)\n", cmd,
-                    name, perf_collapser_event(pc),
-                    perf_collapser_filtered(pc));
-        perf_collapser_free(pc);
+                    name, collapse_perf_event(pc),
+                    collapse_perf_filtered(pc));
+        collapse_perf_free(pc);
         stack_sink_free(&sink);
     }
     if (ferror(fp)) {

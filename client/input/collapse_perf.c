@@ -8,7 +8,7 @@
 #include "common/perf_header.h"
 #include "common/xalloc.h"
 
-struct perf_collapser {
+struct collapse_perf {
     perf_options opt;
     stack_sink  *sink;
     bool         in_sample;   /* a kept header was seen (root set) */
@@ -50,9 +50,9 @@ const char *perf_period_unit(const char *event, char *buf, size_t size)
     return buf;
 }
 
-perf_collapser *perf_collapser_new(const perf_options *opt, stack_sink *sink)
+collapse_perf *collapse_perf_new(const perf_options *opt, stack_sink *sink)
 {
-    perf_collapser *pc = xcalloc(1, sizeof *pc);
+    collapse_perf *pc = xcalloc(1, sizeof *pc);
     pc->opt = *opt;
     pc->sink = sink;
     frame_opts fo = perf_frame_opts(opt);
@@ -60,7 +60,7 @@ perf_collapser *perf_collapser_new(const perf_options *opt, stack_sink *sink)
     return pc;
 }
 
-void perf_collapser_free(perf_collapser *pc)
+void collapse_perf_free(collapse_perf *pc)
 {
     if (pc == NULL)
         return;
@@ -73,14 +73,14 @@ void perf_collapser_free(perf_collapser *pc)
     free(pc);
 }
 
-uint64_t perf_collapser_ignored(const perf_collapser *pc) { return pc->ignored; }
-uint64_t perf_collapser_filtered(const perf_collapser *pc) { return pc->filtered; }
-const char *perf_collapser_event(const perf_collapser *pc)
+uint64_t collapse_perf_ignored(const collapse_perf *pc) { return pc->ignored; }
+uint64_t collapse_perf_filtered(const collapse_perf *pc) { return pc->filtered; }
+const char *collapse_perf_event(const collapse_perf *pc)
 {
     return pc->event.buf ? pc->event.buf : "";
 }
 
-bool perf_collapser_sample_time(const perf_collapser *pc, int64_t *ns)
+bool collapse_perf_sample_time(const collapse_perf *pc, int64_t *ns)
 {
     *ns = pc->time_ns;
     return pc->has_time;
@@ -95,13 +95,13 @@ static size_t strcspn_n(const char *s, size_t n, const char *reject)
     return i;
 }
 
-static void reset_sample(perf_collapser *pc)
+static void reset_sample(collapse_perf *pc)
 {
     pc->in_sample = false;
     stackfold_reset(&pc->frames);
 }
 
-static void emit_sample(perf_collapser *pc)
+static void emit_sample(collapse_perf *pc)
 {
     if (!pc->in_sample) {
         reset_sample(pc);
@@ -167,7 +167,7 @@ static int64_t header_id(const char *s, size_t n)
     return v;
 }
 
-static void on_header(perf_collapser *pc, const perf_header *h)
+static void on_header(collapse_perf *pc, const perf_header *h)
 {
     if (pc->in_sample && stackfold_count(&pc->frames) > 0)
         emit_sample(pc);   /* a sample with no blank line after it */
@@ -198,7 +198,7 @@ static void on_header(perf_collapser *pc, const perf_header *h)
     pc->in_sample = true;
 }
 
-void perf_collapser_line(perf_collapser *pc, const char *s, size_t n)
+void collapse_perf_line(collapse_perf *pc, const char *s, size_t n)
 {
     if (n > 0 && s[0] == '#')
         return;
@@ -220,7 +220,7 @@ void perf_collapser_line(perf_collapser *pc, const char *s, size_t n)
     pc->ignored++;
 }
 
-void perf_collapser_finish(perf_collapser *pc)
+void collapse_perf_finish(collapse_perf *pc)
 {
     if (pc->in_sample)
         emit_sample(pc);

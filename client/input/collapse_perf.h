@@ -40,21 +40,21 @@ frame_opts perf_frame_opts(const perf_options *opt);
  * for the clock events, else the event's name ("cycles"). */
 const char *perf_period_unit(const char *event, char *buf, size_t size);
 
-typedef struct perf_collapser perf_collapser;
+typedef struct collapse_perf collapse_perf;
 
-perf_collapser *perf_collapser_new(const perf_options *opt, stack_sink *sink);
-void perf_collapser_free(perf_collapser *pc);
-void perf_collapser_line(perf_collapser *pc, const char *s, size_t n);
+collapse_perf *collapse_perf_new(const perf_options *opt, stack_sink *sink);
+void collapse_perf_free(collapse_perf *pc);
+void collapse_perf_line(collapse_perf *pc, const char *s, size_t n);
 /* Flush a final sample not followed by a blank line. */
-void perf_collapser_finish(perf_collapser *pc);
-uint64_t perf_collapser_ignored(const perf_collapser *pc);
+void collapse_perf_finish(collapse_perf *pc);
+uint64_t collapse_perf_ignored(const collapse_perf *pc);
 /* The event type being kept ("" until one is seen), and how many
  * samples of other types were skipped. */
-const char *perf_collapser_event(const perf_collapser *pc);
-uint64_t perf_collapser_filtered(const perf_collapser *pc);
+const char *collapse_perf_event(const collapse_perf *pc);
+uint64_t collapse_perf_filtered(const collapse_perf *pc);
 /* The time perf printed in the header of the sample being delivered
  * (valid inside the sink's callbacks); false when it printed none. */
-bool perf_collapser_sample_time(const perf_collapser *pc, int64_t *ns);
+bool collapse_perf_sample_time(const collapse_perf *pc, int64_t *ns);
 
 /* What a perf sample's period measures, as a pprof sample type: the
  * software clocks (cpu-clock, task-clock) count nanoseconds of CPU

@@ -7,7 +7,7 @@
 
 #include "common/xalloc.h"
 
-struct stap_collapser {
+struct collapse_stap {
     stack_sink *sink;
     stackfold   frames;        /* the stack so far, leaf first */
     size_t      pending_lines; /* frame lines since the last count */
@@ -15,15 +15,15 @@ struct stap_collapser {
     uint64_t    ignored;
 };
 
-stap_collapser *stap_collapser_new(const frame_opts *opt, stack_sink *sink)
+collapse_stap *collapse_stap_new(const frame_opts *opt, stack_sink *sink)
 {
-    stap_collapser *sc = xcalloc(1, sizeof *sc);
+    collapse_stap *sc = xcalloc(1, sizeof *sc);
     sc->sink = sink;
     stackfold_init(&sc->frames, opt, false);
     return sc;
 }
 
-void stap_collapser_free(stap_collapser *sc)
+void collapse_stap_free(collapse_stap *sc)
 {
     if (sc == NULL)
         return;
@@ -32,7 +32,7 @@ void stap_collapser_free(stap_collapser *sc)
     free(sc);
 }
 
-uint64_t stap_collapser_ignored(const stap_collapser *sc) { return sc->ignored; }
+uint64_t collapse_stap_ignored(const collapse_stap *sc) { return sc->ignored; }
 
 /* ^\s*\d+$, and (unlike the Perl) trailing blanks or a CR allowed */
 static bool count_line(const char *s, size_t n, double *count)
@@ -64,7 +64,7 @@ static bool blank(const char *s, size_t n)
     return true;
 }
 
-void stap_collapser_line(stap_collapser *sc, const char *s, size_t n)
+void collapse_stap_line(collapse_stap *sc, const char *s, size_t n)
 {
     if (blank(s, n))
         return;
@@ -92,7 +92,7 @@ void stap_collapser_line(stap_collapser *sc, const char *s, size_t n)
         sc->pending_lines++;
 }
 
-void stap_collapser_finish(stap_collapser *sc)
+void collapse_stap_finish(collapse_stap *sc)
 {
     sc->ignored += sc->pending_lines;
     stackfold_reset(&sc->frames);

@@ -14,13 +14,13 @@
 #include "client/stack/stacksink.h"
 #include "common/frames.h"
 
-typedef struct stap_collapser stap_collapser;
+typedef struct collapse_stap collapse_stap;
 
-stap_collapser *stap_collapser_new(const frame_opts *opt, stack_sink *sink);
-void stap_collapser_free(stap_collapser *sc);
-void stap_collapser_line(stap_collapser *sc, const char *s, size_t n);
+collapse_stap *collapse_stap_new(const frame_opts *opt, stack_sink *sink);
+void collapse_stap_free(collapse_stap *sc);
+void collapse_stap_line(collapse_stap *sc, const char *s, size_t n);
 /* Frames left without a count line are dropped and counted as ignored. */
-void stap_collapser_finish(stap_collapser *sc);
-uint64_t stap_collapser_ignored(const stap_collapser *sc);
+void collapse_stap_finish(collapse_stap *sc);
+uint64_t collapse_stap_ignored(const collapse_stap *sc);
 
 #endif

@@ -233,13 +233,13 @@ int input_read_stream(FILE *fp, const input_options *opt, stacktab *tab,
     stack_sink_init(&sink, tab, opt->col, opt->strip_hex);
     stack_sink_observe(&sink, opt->on_sample, opt->on_sample_arg);
     stack_sink_observe_detail(&sink, opt->on_detail, opt->on_detail_arg);
-    perf_collapser *pc = NULL;
-    stap_collapser *sc = NULL;
+    collapse_perf *pc = NULL;
+    collapse_stap *sc = NULL;
     frame_opts fo = perf_frame_opts(&opt->perf);
     if (fmt == INPUT_PERF)
-        pc = perf_collapser_new(&opt->perf, &sink);
+        pc = collapse_perf_new(&opt->perf, &sink);
     else if (fmt == INPUT_STAP)
-        sc = stap_collapser_new(&fo, &sink);
+        sc = collapse_stap_new(&fo, &sink);
 
     const char *line;
     ssize_t n;
@@ -247,22 +247,22 @@ int input_read_stream(FILE *fp, const input_options *opt, stacktab *tab,
     while ((n = lr_next(&lr, &line)) >= 0) {
         st->lines++;
         if (pc)
-            perf_collapser_line(pc, line, (size_t)n);
+            collapse_perf_line(pc, line, (size_t)n);
         else if (sc)
-            stap_collapser_line(sc, line, (size_t)n);
+            collapse_stap_line(sc, line, (size_t)n);
         else if (!folded_feed(&sink, line, (size_t)n))
             folded_ignored++;
     }
     if (pc) {
-        perf_collapser_finish(pc);
-        st->ignored += perf_collapser_ignored(pc);
-        st->filtered += perf_collapser_filtered(pc);
-        snprintf(st->event, sizeof st->event, "%s", perf_collapser_event(pc));
-        perf_collapser_free(pc);
+        collapse_perf_finish(pc);
+        st->ignored += collapse_perf_ignored(pc);
+        st->filtered += collapse_perf_filtered(pc);
+        snprintf(st->event, sizeof st->event, "%s", collapse_perf_event(pc));
+        collapse_perf_free(pc);
     } else if (sc) {
-        stap_collapser_finish(sc);
-        st->ignored += stap_collapser_ignored(sc);
-        stap_collapser_free(sc);
+        collapse_stap_finish(sc);
+        st->ignored += collapse_stap_ignored(sc);
+        collapse_stap_free(sc);
     } else {
         st->ignored += folded_ignored;
     }

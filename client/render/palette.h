@@ -2,13 +2,19 @@
  * The default colour of a name is deterministic: Perl's rand() (drand48)
  * seeded with the sum of the name's code points; --hash uses
  * flamegraph.pl's namehash instead.  Differential colours scale red
- * (grew) and blue (shrank) by |delta| / maxdelta. */
+ * (grew) and blue (shrank) by |delta| / maxdelta.
+ *
+ * The consistent palette (--cp, palette_map): colours remembered by name
+ * in a palette.map file ("NAME->rgb(R,G,B)" lines, sorted), read before
+ * drawing and written back after, so the same function keeps its colour
+ * across graphs. */
 #ifndef STAPRELAY_PALETTE_H
 #define STAPRELAY_PALETTE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "common/strbuf.h"
 
 typedef enum {
     PAL_HOT, PAL_MEM, PAL_IO, PAL_WAKEUP, PAL_CHAIN, PAL_JAVA, PAL_JS,
@@ -27,6 +33,18 @@ rgb palette_color(palette p, bool use_hash, const char *name, size_t len);
 rgb palette_diff_color(double delta, double maxdelta, bool negate);
 /* Background gradient stops. */
 void palette_background(palette p, const char **top, const char **bottom);
+
+typedef struct palette_map palette_map;
+
+/* Read PATH if it exists (a missing file is an empty map).  NULL with
+ * a message in err when it cannot be read. */
+palette_map *palette_map_load(const char *path, strbuf *err);
+/* The colour of name: the map's, else computed and added. */
+rgb palette_map_color(palette_map *m, palette p, bool hash,
+                      const char *name, size_t len);
+/* Write the map back (sorted by name).  0, or -1 with err. */
+int palette_map_save(const palette_map *m, const char *path, strbuf *err);
+void palette_map_free(palette_map *m);
 
 /* Building blocks, exposed for tests. */
 double perl_srand_rand(uint32_t seed);      /* srand(seed); rand(1) */

@@ -1,4 +1,4 @@
-/* svgattr: palette.map and --nameattr (see svgattr.h). */
+/* svgattr: --nameattr (see svgattr.h). */
 #include "client/render/svgattr.h"
 
 #include <errno.h>
@@ -9,116 +9,8 @@
 #include "client/stack/stacktab.h"
 #include "common/xalloc.h"
 
-/* Both tables key names with a stacktab (its entry index is the name's
+/* The table keys names with a stacktab (its entry index is the name's
  * slot in the parallel array). */
-
-struct palette_map {
-    stacktab *names;
-    char    **color;     /* "rgb(r,g,b)" per entry */
-    size_t    cap;
-};
-
-static void pm_put(palette_map *m, const char *name, size_t len,
-                   const char *color)
-{
-    size_t i = stacktab_add(m->names, name, len, 0, 1);
-    if (i >= m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 64;
-        while (cap <= i)
-            cap *= 2;
-        m->color = xrealloc(m->color, cap * sizeof *m->color);
-        memset(m->color + m->cap, 0, (cap - m->cap) * sizeof *m->color);
-        m->cap = cap;
-    }
-    free(m->color[i]);
-    m->color[i] = xstrdup(color);
-}
-
-palette_map *palette_map_load(const char *path, strbuf *err)
-{
-    palette_map *m = xcalloc(1, sizeof *m);
-    m->names = stacktab_new();
-    FILE *fp = fopen(path, "r");
-    if (fp == NULL) {
-        if (errno == ENOENT)
-            return m;
-        sb_printf(err, "%s: %s", path, strerror(errno));
-        palette_map_free(m);
-        return NULL;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    while ((n = getline(&line, &cap, fp)) >= 0) {
-        if (n > 0 && line[n - 1] == '\n')
-            line[--n] = '\0';
-        /* flamegraph.pl: split("->", $line): the name before the first
-         * "->", the colour up to the next */
-        char *arrow = strstr(line, "->");
-        if (arrow == NULL)
-            continue;
-        char *color = arrow + 2;
-        char *more = strstr(color, "->");
-        if (more)
-            *more = '\0';
-        pm_put(m, line, (size_t)(arrow - line), color);
-    }
-    free(line);
-    fclose(fp);
-    return m;
-}
-
-rgb palette_map_color(palette_map *m, palette p, bool hash, const char *name,
-                      size_t len)
-{
-    const stack_entry *e = stacktab_find(m->names, name, len);
-    if (e) {
-        size_t i = (size_t)(e - stacktab_entry(m->names, 0));
-        rgb c;
-        if (i < m->cap && m->color[i]
-            && sscanf(m->color[i], "rgb(%d,%d,%d)", &c.r, &c.g, &c.b) == 3)
-            return c;
-    }
-    rgb c = palette_color(p, hash, name, len);
-    char buf[48];
-    snprintf(buf, sizeof buf, "rgb(%d,%d,%d)", c.r, c.g, c.b);
-    pm_put(m, name, len, buf);
-    return c;
-}
-
-int palette_map_save(const palette_map *m, const char *path, strbuf *err)
-{
-    FILE *fp = fopen(path, "w");
-    if (fp == NULL) {
-        sb_printf(err, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    size_t *order = stacktab_sorted(m->names, STACK_ORDER_BYTES);
-    const stack_entry *base = stacktab_entry(m->names, 0);
-    for (size_t k = 0; k < stacktab_size(m->names); k++) {
-        const stack_entry *e = stacktab_entry(m->names, order[k]);
-        size_t i = (size_t)(e - base);
-        fwrite(e->stack, 1, e->len, fp);
-        fprintf(fp, "->%s\n", m->color[i] ? m->color[i] : "");
-    }
-    free(order);
-    if (fclose(fp) != 0) {
-        sb_printf(err, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-void palette_map_free(palette_map *m)
-{
-    if (m == NULL)
-        return;
-    for (size_t i = 0; i < m->cap; i++)
-        free(m->color[i]);
-    free(m->color);
-    stacktab_free(m->names);
-    free(m);
-}
 
 /* ---- --nameattr ----------------------------------------------------- */
 
