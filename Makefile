@@ -2,7 +2,9 @@
 #
 #   make          build pmda/pmdastaprelay and client/staprelay in place
 #   make check    unit tests (plain and ASan/UBSan) + qa end-to-end tests
-#   make check-layers  the parts' boundaries (PCP headers, link sets)
+#   make check-unit    the unit tests only (plain and ASan/UBSan)
+#   make check-design  docs/design.md against the tree; check-layers the
+#                      parts' boundaries in the build (PCP headers, link sets)
 #   make demo     private pmcd relaying the example sources
 #   make install  DESTDIR/PREFIX aware; PMDA into $PCP_PMDAS_DIR/staprelay
 #   make deps     install missing Debian packages (root)
@@ -158,11 +160,19 @@ deps:
 
 check:
 	@./scripts/deps.sh >/dev/null || ./scripts/deps.sh
+	@./scripts/check-design.py
 	@$(MAKE) --no-print-directory all unit
 	@./scripts/check-layers.sh
 	@./scripts/check.sh $(UNIT_RUNNERS)
 
-# The parts' boundaries in the build (scripts/check-layers.sh).
+# The quick loop: build and run the unit tests only (plain and ASan/UBSan).
+check-unit: $(UNIT_RUNNERS)
+	@./scripts/check.sh --unit $(UNIT_RUNNERS)
+
+# docs/design.md against the tree (scripts/check-design.py); the parts'
+# boundaries in the build (scripts/check-layers.sh).
+check-design:
+	@./scripts/check-design.py
 check-layers:
 	@./scripts/check-layers.sh
 
@@ -210,7 +220,7 @@ clean:
 	rm -rf build $(PMDA_BIN) $(CLIENT_BIN) $(HOT_BIN)
 
 FORCE:
-.PHONY: all unit deps check check-layers check-vm demo install clean FORCE
+.PHONY: all unit deps check check-unit check-design check-layers check-vm demo install clean FORCE
 -include $(shell find build -name '*.d' 2>/dev/null)
 
 # ---- fuzzing (libFuzzer, clang) ---------------------------------------
