@@ -28,10 +28,13 @@ CLIENT_LIBS += $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmic
 # the table declares it.  The sources stay real .js/.css/.html files and
 # nothing generated is committed.  Used for the flame graph's and the heat
 # map page's scripts here, and for staprelay web's page (client/web/page/).
+# Written on every make, replaced only when it changed: FILES may come
+# from a wildcard, and a file added or removed changes no timestamp.
 define embed
-build/gen/$(2)/$(1).c: scripts/embed.sh $(addprefix $(2)/,$(3))
+build/gen/$(2)/$(1).c: scripts/embed.sh $(addprefix $(2)/,$(3)) FORCE
 	@mkdir -p $$(dir $$@)
-	scripts/embed.sh $(1) $(2) $(3) > $$@.new && mv -f $$@.new $$@
+	@scripts/embed.sh $(1) $(2) $(3) > $$@.new
+	@cmp -s $$@.new $$@ && rm -f $$@.new || mv -f $$@.new $$@
 CLIENT_SRCS += build/gen/$(2)/$(1).c
 endef
 $(eval $(call embed,flame_js,client/render,flame.js))
