@@ -43,6 +43,42 @@ static inline int hex_digit(int c)
     return (int)hex_plus1[c & 0xff] - 1;
 }
 
+/* Eight bytes at a time (a word of the text, any alignment): whether
+ * one of them is below n (n <= 128), or equal to c -- exact tests, the
+ * bit tricks of "Bit Twiddling Hacks" (hasless, haszero). */
+#define ONES  0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+static inline uint64_t word_at(const char *s)
+{
+    uint64_t w;
+    memcpy(&w, s, sizeof w);
+    return w;
+}
+
+static inline bool word_has_less(uint64_t w, unsigned n)
+{
+    return ((w - ONES * n) & ~w & HIGHS) != 0;
+}
+
+static inline bool word_has_byte(uint64_t w, unsigned char c)
+{
+    return word_has_less(w ^ (ONES * c), 1);
+}
+
+/* Whether t holds a blank (is_space): a word at a time, bytewise only
+ * in a word with a byte <= ' ' (DSO paths have none). */
+static bool has_blank(const char *s, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        if (word_has_less(word_at(s + i), ' ' + 1))
+            break;
+    for (; i < n; i++)
+        if (is_space((unsigned char)s[i]))
+            return true;
+    return false;
+}
+
 /* ---- spans ----------------------------------------------------------- */
 
 static span sp(const char *s, size_t n)
@@ -184,8 +220,16 @@ void frame_clean(strbuf *out, const char *s, size_t n)
     char *d = out->buf + out->len;
     if (n)
         memcpy(d, s, n);
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)d[i] <= ';')   /* one test for most bytes */
+    size_t i = 0;
+    /* whole words without a ';' or a control byte need nothing */
+    while (i + 8 <= n) {
+        uint64_t w = word_at(d + i);
+        if (word_has_less(w, 0x20) || word_has_byte(w, ';'))
+            break;
+        i += 8;
+    }
+    for (; i < n; i++)
+        if ((unsigned char)d[i] <= ';')
             d[i] = d[i] == ';' ? ':' : (unsigned char)d[i] < 0x20 ? '_' : d[i];
     out->len += n;
     out->buf[out->len] = '\0';
@@ -322,12 +366,9 @@ static bool parse_perf(span l, frame_line *fl)
     size_t open = rest.n, end = rest.n - 1;
     while (end > 1) {
         const char *p = memrchr(rest.s + 1, '(', end - 1);
-        size_t k = p ? (size_t)(p - rest.s) : 0, j = end;
-        while (j-- > k + 1)
-            if ((unsigned char)rest.s[j] <= ' ' && is_space((unsigned char)rest.s[j]))
-                break;
-        if (j > k || k == 0)
-            break;                      /* a blank first, or no '(' */
+        size_t k = p ? (size_t)(p - rest.s) : 0;
+        if (k == 0 || has_blank(rest.s + k + 1, end - k - 1))
+            break;                      /* no '(', or a blank after it */
         if (rest.s[k - 1] == ' ') {
             open = k;
             break;
