@@ -2,7 +2,7 @@
  * "Stacks"). */
 #include "common/frames.h"
 
-#include <ctype.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +13,72 @@ typedef struct {
     size_t n;
 } span;
 
+/* ---- ASCII classes ---------------------------------------------------- */
+
+/* The grammar is ASCII (perf and SystemTap print it in the C locale):
+ * these are <ctype.h>'s classes there, without a locale lookup per byte
+ * (the collapse loop spent a tenth of its time in __ctype_b_loc). */
+static inline bool is_space(int c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static inline bool is_digit(int c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* A hex digit's value plus one, 0 for any other byte: one load a digit
+ * (addresses are 16 of them on every perf frame line). */
+static const unsigned char hex_plus1[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6,
+    ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+    ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/* A hex digit's value, or -1. */
+static inline int hex_digit(int c)
+{
+    return (int)hex_plus1[c & 0xff] - 1;
+}
+
+/* Eight bytes at a time (a word of the text, any alignment): whether
+ * one of them is below n (n <= 128), or equal to c -- exact tests, the
+ * bit tricks of "Bit Twiddling Hacks" (hasless, haszero). */
+#define ONES  0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+static inline uint64_t word_at(const char *s)
+{
+    uint64_t w;
+    memcpy(&w, s, sizeof w);
+    return w;
+}
+
+static inline bool word_has_less(uint64_t w, unsigned n)
+{
+    return ((w - ONES * n) & ~w & HIGHS) != 0;
+}
+
+static inline bool word_has_byte(uint64_t w, unsigned char c)
+{
+    return word_has_less(w ^ (ONES * c), 1);
+}
+
+/* Whether t holds a blank (is_space): a word at a time, bytewise only
+ * in a word with a byte <= ' ' (DSO paths have none). */
+static bool has_blank(const char *s, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        if (word_has_less(word_at(s + i), ' ' + 1))
+            break;
+    for (; i < n; i++)
+        if (is_space((unsigned char)s[i]))
+            return true;
+    return false;
+}
+
 /* ---- spans ----------------------------------------------------------- */
 
 static span sp(const char *s, size_t n)
@@ -22,11 +88,11 @@ static span sp(const char *s, size_t n)
 
 static span trim(span t)
 {
-    while (t.n > 0 && isspace((unsigned char)t.s[0])) {
+    while (t.n > 0 && is_space((unsigned char)t.s[0])) {
         t.s++;
         t.n--;
     }
-    while (t.n > 0 && isspace((unsigned char)t.s[t.n - 1]))
+    while (t.n > 0 && is_space((unsigned char)t.s[t.n - 1]))
         t.n--;
     return t;
 }
@@ -46,9 +112,16 @@ static bool ends_with(span t, const char *p)
 static bool contains(span t, const char *p)
 {
     size_t m = strlen(p);
-    for (size_t i = 0; i + m <= t.n; i++)
-        if (memcmp(t.s + i, p, m) == 0)
+    if (m == 0)
+        return true;
+    const char *at = t.s, *end = t.s + t.n;
+    /* memchr to each place the first byte is: the needles are short
+     * words ("unknown", "_[i]"), and most texts hold no such byte */
+    while ((size_t)(end - at) >= m && (at = memchr(at, p[0], (size_t)(end - at) - m + 1)) != NULL) {
+        if (memcmp(at, p, m) == 0)
             return true;
+        at++;
+    }
     return false;
 }
 
@@ -60,7 +133,7 @@ static bool equals(span t, const char *p)
 static size_t hex_run(const char *s, size_t n)
 {
     size_t i = 0;
-    while (i < n && isxdigit((unsigned char)s[i]))
+    while (i < n && hex_digit((unsigned char)s[i]) >= 0)
         i++;
     return i;
 }
@@ -69,10 +142,9 @@ static size_t hex_run(const char *s, size_t n)
 static uint64_t hex_value(span t)
 {
     uint64_t v = 0;
-    for (size_t i = 0; i < t.n && i < 16; i++) {
-        int c = (unsigned char)t.s[i];
-        v = v << 4 | (uint64_t)(isdigit(c) ? c - '0' : (tolower(c) - 'a' + 10));
-    }
+    size_t m = t.n < 16 ? t.n : 16;
+    for (size_t i = 0; i < m; i++)
+        v = v << 4 | (uint64_t)(hex_plus1[(unsigned char)t.s[i]] - 1);
     return v;
 }
 
@@ -98,7 +170,7 @@ static bool is_num(span t)
     if (t.n == 0)
         return false;
     for (size_t i = 0; i < t.n; i++)
-        if (!isdigit((unsigned char)t.s[i]))
+        if (!is_digit((unsigned char)t.s[i]))
             return false;
     return true;
 }
@@ -145,10 +217,21 @@ void frame_clean(strbuf *out, const char *s, size_t n)
 {
     if (!sb_reserve(out, n))
         return;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        out->buf[out->len++] = c == ';' ? ':' : (unsigned char)c < 0x20 ? '_' : c;
+    char *d = out->buf + out->len;
+    if (n)
+        memcpy(d, s, n);
+    size_t i = 0;
+    /* whole words without a ';' or a control byte need nothing */
+    while (i + 8 <= n) {
+        uint64_t w = word_at(d + i);
+        if (word_has_less(w, 0x20) || word_has_byte(w, ';'))
+            break;
+        i += 8;
     }
+    for (; i < n; i++)
+        if ((unsigned char)d[i] <= ';')
+            d[i] = d[i] == ';' ? ':' : (unsigned char)d[i] < 0x20 ? '_' : d[i];
+    out->len += n;
     out->buf[out->len] = '\0';
 }
 
@@ -247,18 +330,23 @@ static bool parse_stap(span l, frame_line *fl)
 
 static bool perf_kernel_dso(span dso)
 {
-    return !contains(dso, "unknown")
-           && ((dso.n > 0 && dso.s[0] == '[') || ends_with(dso, "vmlinux"));
+    return ((dso.n > 0 && dso.s[0] == '[') || ends_with(dso, "vmlinux"))
+           && !contains(dso, "unknown");
 }
 
 static bool perf_jit_dso(span dso)
 {
     static const char pre[] = "/tmp/perf-";
-    for (size_t i = 0; i + sizeof(pre) - 1 < dso.n; i++) {
+    const char *at = dso.s, *end = dso.s + dso.n;
+    /* memchr to each '/' (a few a path) rather than memmem, whose set-up
+     * costs more than the search on texts this short */
+    while (end - at > (ptrdiff_t)(sizeof(pre) - 1)
+           && (at = memchr(at, '/', (size_t)(end - at) - (sizeof(pre) - 1))) != NULL) {
+        size_t i = (size_t)(at++ - dso.s);
         if (memcmp(dso.s + i, pre, sizeof(pre) - 1) != 0)
             continue;
         size_t j = i + sizeof(pre) - 1, d = j;
-        while (j < dso.n && isdigit((unsigned char)dso.s[j]))
+        while (j < dso.n && is_digit((unsigned char)dso.s[j]))
             j++;
         if (j > d && starts_with(sp(dso.s + j, dso.n - j), ".map"))
             return true;
@@ -270,23 +358,28 @@ static bool perf_jit_dso(span dso)
 static bool parse_perf(span l, frame_line *fl)
 {
     size_t pc = hex_run(l.s, l.n);
-    if (pc == 0 || pc == l.n || !isspace((unsigned char)l.s[pc]) || l.s[l.n - 1] != ')')
+    if (pc == 0 || pc == l.n || !is_space((unsigned char)l.s[pc]) || l.s[l.n - 1] != ')')
         return false;
     span rest = trim(sp(l.s + pc, l.n - pc));
-    size_t open = rest.n;
-    for (size_t k = rest.n - 1; k-- > 1;) {
-        if (isspace((unsigned char)rest.s[k]))
-            break;
-        if (rest.s[k] == '(' && rest.s[k - 1] == ' ') {
+    /* the DSO: after the last " (" with no blank between it and the
+     * closing ')'; memrchr jumps to each '(' (one or two a line) */
+    size_t open = rest.n, end = rest.n - 1;
+    while (end > 1) {
+        const char *p = memrchr(rest.s + 1, '(', end - 1);
+        size_t k = p ? (size_t)(p - rest.s) : 0;
+        if (k == 0 || has_blank(rest.s + k + 1, end - k - 1))
+            break;                      /* no '(', or a blank after it */
+        if (rest.s[k - 1] == ' ') {
             open = k;
             break;
         }
+        end = k;
     }
     if (open == rest.n)
         return false;
     span func = trim(sp(rest.s, open)), dso = sp(rest.s + open + 1, rest.n - open - 2);
     size_t h = 0;
-    while (h < func.n && isxdigit((unsigned char)func.s[func.n - 1 - h]))
+    while (h < func.n && hex_digit((unsigned char)func.s[func.n - 1 - h]) >= 0)
         h++;
     if (h > 0 && h + 3 <= func.n && memcmp(func.s + func.n - h - 3, "+0x", 3) == 0) {
         fl->sym_off = hex_value(sp(func.s + func.n - h, h));
@@ -318,9 +411,15 @@ bool frame_parse(const char *s, size_t n, frame_line *fl)
         fl->empty = true;
         return true;
     }
-    if (parse_stap(l, fl))
-        return true;
-    memset(fl, 0, sizeof *fl);
+    /* A line ending in ')' is never SystemTap's (its grammar ends in a
+     * symbol's "+OFF[/SIZE]", a "]" or " (inexact)"): perf's lines go
+     * straight to parse_perf. */
+    bool perf_shaped = l.s[l.n - 1] == ')' && !ends_with(l, " (inexact)");
+    if (!perf_shaped) {
+        if (parse_stap(l, fl))
+            return true;
+        memset(fl, 0, sizeof *fl);
+    }
     if (parse_perf(l, fl))
         return true;
     memset(fl, 0, sizeof *fl);
@@ -337,7 +436,7 @@ bool frame_line_cut_short(const char *s, size_t n)
 {
     span l = strip_returning(trim(sp(s, n)));
     size_t w = 0;
-    while (w < l.n && !isspace((unsigned char)l.s[w]))
+    while (w < l.n && !is_space((unsigned char)l.s[w]))
         w++;
     span word = sp(l.s, w);
     return w == l.n || lead_addr(word) > 0 || contains(word, "+0x");
@@ -411,14 +510,17 @@ static void perf_tidy(strbuf *out, span func)
         func.n--;
     }
     size_t cut = func.n;
-    if (!go_method(func))
-        for (size_t i = 0; i < func.n; i++)
+    const char *paren = memchr(func.s, '(', func.n);
+    if (paren != NULL && !go_method(func))
+        for (size_t i = (size_t)(paren - func.s); i < func.n; i++)
             if (func.s[i] == '(' && !starts_with(sp(func.s + i, func.n - i), anon)) {
                 cut = i;
                 break;
             }
     size_t from = out->len;
     frame_clean(out, func.s, cut);
+    if (memchr(func.s, '"', cut) == NULL && memchr(func.s, '\'', cut) == NULL)
+        return;                        /* nothing to delete: the usual case */
     size_t k = from;
     for (size_t i = from; i < out->len; i++)
         if (out->buf[i] != '"' && out->buf[i] != '\'')

@@ -23,7 +23,7 @@ void sb_reset(strbuf *sb)
         sb->buf[0] = '\0';
 }
 
-bool sb_reserve(strbuf *sb, size_t extra)
+bool sb_reserve_grow(strbuf *sb, size_t extra)
 {
     if (sb->failed)
         return false;
@@ -46,26 +46,6 @@ bool sb_reserve(strbuf *sb, size_t extra)
     }
     sb->cap = cap;
     return true;
-}
-
-void sb_add(strbuf *sb, const char *s, size_t n)
-{
-    if (!sb_reserve(sb, n))
-        return;
-    if (n)
-        memcpy(sb->buf + sb->len, s, n);
-    sb->len += n;
-    sb->buf[sb->len] = '\0';
-}
-
-void sb_adds(strbuf *sb, const char *s) { sb_add(sb, s, strlen(s)); }
-
-void sb_addc(strbuf *sb, char c)
-{
-    if (!sb_reserve(sb, 1))
-        return;
-    sb->buf[sb->len++] = c;
-    sb->buf[sb->len] = '\0';
 }
 
 void sb_vprintf(strbuf *sb, const char *fmt, va_list ap)

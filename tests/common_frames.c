@@ -1,6 +1,7 @@
 /* Suite: common/frames, the one frame grammar, over the table of real
  * frame shapes (tests/frame_shapes.h) and the pieces around it. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,6 +173,50 @@ START_TEST(addressed_and_cut_lines)
 }
 END_TEST
 
+/* frame_clean and the perf DSO scan work a word (8 bytes) at a time:
+ * every byte position of a special byte, at every alignment, must give
+ * what the bytewise rule gives. */
+START_TEST(wordwise_scans_every_offset)
+{
+    static const char special[] = {';', '\x01', '\x1f', '\t', ' ', '\x7f', (char)0xc3};
+    for (size_t len = 0; len < 40; len++)
+        for (size_t at = 0; at < len; at++)
+            for (size_t k = 0; k < sizeof special; k++) {
+                char in[48], want[48];
+                memset(in, 'a', len);
+                in[at] = special[k];
+                for (size_t i = 0; i < len; i++)
+                    want[i] = in[i] == ';' ? ':' : (unsigned char)in[i] < 0x20 ? '_' : in[i];
+                strbuf out = STRBUF_INIT;
+                sb_adds(&out, "x");     /* unaligned destination */
+                frame_clean(&out, in, len);
+                ck_assert_uint_eq(out.len, len + 1);
+                ck_assert_mem_eq(out.buf + 1, want, len);
+                sb_free(&out);
+            }
+    /* the DSO after " (" holds no blank: one there (any position) makes
+     * the line no perf frame; a '(' inside the DSO is no opening */
+    for (size_t at = 0; at < 30; at++) {
+        char line[96], dso[40];
+        memset(dso, 'd', 30);
+        dso[30] = '\0';
+        dso[0] = '/';
+        dso[at] = at % 3 == 0 ? '\t' : at % 3 == 1 ? ' ' : '\v';
+        snprintf(line, sizeof line, "\t 4005d6 main+0x10 (%s)", dso);
+        frame_line fl;
+        ck_assert_msg(!frame_parse(line, strlen(line), &fl) || fl.kind != FRAME_PERF
+                          || fl.module_len < 30,
+                      "a blank in the DSO at %zu was taken into it", at);
+        dso[at] = '(';
+        snprintf(line, sizeof line, "\t 4005d6 main+0x10 (%s)", dso);
+        ck_assert(frame_parse(line, strlen(line), &fl));
+        ck_assert_int_eq(fl.kind, FRAME_PERF);
+        ck_assert_uint_eq(fl.module_len, 30);
+        ck_assert_uint_eq(fl.name_len, 4);
+    }
+}
+END_TEST
+
 TEST_SUITE(common_frames)
 {
     Suite *s = suite_create(test_suite_name);
@@ -183,6 +228,7 @@ TEST_SUITE(common_frames)
     tcase_add_test(tc, folded_frames_and_text);
     tcase_add_test(tc, process_frames);
     tcase_add_test(tc, addressed_and_cut_lines);
+    tcase_add_test(tc, wordwise_scans_every_offset);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -207,7 +207,9 @@ void collapse_perf_line(collapse_perf *pc, const char *s, size_t n)
         return;
     }
     perf_header h;
-    if (perf_header_parse(s, n, &h)) {
+    /* frame lines start with a blank, headers never do: most lines skip
+     * the header parser (and its zeroing of h) at once */
+    if (s[0] != '\t' && s[0] != ' ' && perf_header_parse(s, n, &h)) {
         on_header(pc, &h);
         return;
     }

@@ -1,6 +1,7 @@
 /* linereader: buffered line input with read-ahead (see linereader.h). */
 #include "client/input/linereader.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,24 +19,62 @@ void lr_free(linereader *lr)
         free(lr->queue[i]);
     free(lr->queue);
     free(lr->queue_len);
-    free(lr->line);
+    free(lr->buf);
+    free(lr->held);
     memset(lr, 0, sizeof *lr);
 }
 
-static ssize_t read_raw(linereader *lr)
+/* Strip a trailing CR; returns the new length. */
+static size_t strip_cr(char *line, size_t n)
 {
-    if (lr->eof)
-        return -1;
-    ssize_t n = getline(&lr->line, &lr->cap, lr->fp);
-    if (n < 0) {
-        lr->eof = 1;
-        return -1;
-    }
-    if (n > 0 && lr->line[n - 1] == '\n')
-        lr->line[--n] = '\0';
-    if (n > 0 && lr->line[n - 1] == '\r')
-        lr->line[--n] = '\0';
+    if (n > 0 && line[n - 1] == '\r')
+        line[--n] = '\0';
     return n;
+}
+
+/* Move the unread part to the front and read more after it (the chunk
+ * grows for a line longer than it); false at the end of the stream. */
+static bool read_more(linereader *lr)
+{
+    if (lr->start > 0) {
+        memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
+        lr->end -= lr->start;
+        lr->start = 0;
+    }
+    if (lr->cap - lr->end < LR_CHUNK / 2) {
+        lr->cap = lr->cap ? lr->cap * 2 : LR_CHUNK;
+        lr->buf = xrealloc(lr->buf, lr->cap);
+    }
+    /* one byte stays free: the last line's NUL when no newline ends it */
+    size_t got = fread(lr->buf + lr->end, 1, lr->cap - lr->end - 1, lr->fp);
+    lr->end += got;
+    return got > 0;
+}
+
+static ssize_t read_raw(linereader *lr, char **line)
+{
+    for (;;) {
+        char *from = lr->buf + lr->start;
+        char *nl = lr->end > lr->start ? memchr(from, '\n', lr->end - lr->start) : NULL;
+        if (nl != NULL) {
+            *nl = '\0';
+            lr->start = (size_t)(nl - lr->buf) + 1;
+            *line = from;
+            return (ssize_t)strip_cr(from, (size_t)(nl - from));
+        }
+        if (!lr->eof && read_more(lr))
+            continue;
+        lr->eof = 1;
+        if (lr->start == lr->end)
+            return -1;
+        /* the last line, without a newline */
+        from = lr->buf + lr->start;
+        size_t n = lr->end - lr->start;
+        from[n] = '\0';
+        lr->start = lr->end;
+        *line = from;
+        return (ssize_t)strip_cr(from, n);
+    }
 }
 
 size_t lr_fill(linereader *lr, size_t max_lines, size_t max_bytes)
@@ -44,7 +83,8 @@ size_t lr_fill(linereader *lr, size_t max_lines, size_t max_bytes)
     for (size_t i = lr->qpos; i < lr->nqueue; i++)
         bytes += lr->queue_len[i];
     while (lr->nqueue - lr->qpos < max_lines && bytes < max_bytes) {
-        ssize_t n = read_raw(lr);
+        char *line;
+        ssize_t n = read_raw(lr, &line);
         if (n < 0)
             break;
         if (lr->nqueue == lr->qcap) {
@@ -54,7 +94,7 @@ size_t lr_fill(linereader *lr, size_t max_lines, size_t max_bytes)
                                      lr->qcap * sizeof *lr->queue_len);
         }
         char *copy = xmalloc((size_t)n + 1);
-        memcpy(copy, lr->line, (size_t)n + 1);
+        memcpy(copy, line, (size_t)n + 1);
         lr->queue[lr->nqueue] = copy;
         lr->queue_len[lr->nqueue] = (size_t)n;
         lr->nqueue++;
@@ -80,18 +120,18 @@ ssize_t lr_next(linereader *lr, const char **line)
         *line = lr->queue[j];
         ssize_t n = (ssize_t)lr->queue_len[j];
         if (lr->qpos == lr->nqueue) {
-            /* keep the last string alive by moving it into line */
-            free(lr->line);
-            lr->line = lr->queue[j];
-            lr->cap = lr->queue_len[j] + 1;
+            /* the last string stays alive (held) until the next call */
+            free(lr->held);
+            lr->held = lr->queue[j];
             for (size_t i = 0; i < j; i++)
                 free(lr->queue[i]);
             lr->nqueue = lr->qpos = 0;
         }
         return n;
     }
-    ssize_t n = read_raw(lr);
+    char *l;
+    ssize_t n = read_raw(lr, &l);
     if (n >= 0)
-        *line = lr->line;
+        *line = l;
     return n;
 }
