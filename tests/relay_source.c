@@ -630,9 +630,19 @@ START_TEST(fifo_metadata_not_json_is_an_error)
     ck_assert_int_eq(chmod(meta, 0644), 0);   /* the reader may be exec_user */
     relay_poll(f.r);
     source *s = only_source(&f);
-    double end = ev_time() + 10;
-    while (s->stats.metadata_errors == 0 && ev_time() < end)
+    /* polled as the PMDA's timer polls: on a loaded machine the writer may
+     * open its end only after the first read found none (an empty read,
+     * retried at the next poll), and without a timer ev_run would then
+     * sleep for ever */
+    ev_timer tick;
+    ev_timer_init(&tick, tick_cb, 0.05, 0.05);
+    ev_timer_start(f.r->loop, &tick);
+    double end = ev_time() + 30;
+    while (s->stats.metadata_errors == 0 && ev_time() < end) {
+        relay_poll(f.r);
         ev_run(f.r->loop, EVRUN_ONCE);
+    }
+    ev_timer_stop(f.r->loop, &tick);
     kill(w, SIGKILL);
     waitpid(w, NULL, 0);
     ck_assert_ptr_null(s->meta);
@@ -660,9 +670,17 @@ START_TEST(fifo_read_in_flight_kept_when_metadata_grows)
     ck_assert_uint_eq(s->meta->nmetrics, 2);
     ck_assert_ptr_nonnull(s->data_fifo);
     pid_t w = serve_existing_fifo(data, "{\"v\": 7, \"w\": 8}");
-    double end = ev_time() + 10;
-    while (s->snap == NULL && ev_time() < end)
+    /* polled, with a timer, as above: the read in flight may end empty
+     * before the writer opens, and the next poll reads again */
+    ev_timer tick;
+    ev_timer_init(&tick, tick_cb, 0.05, 0.05);
+    ev_timer_start(f.r->loop, &tick);
+    double end = ev_time() + 30;
+    while (s->snap == NULL && ev_time() < end) {
+        relay_poll(f.r);
         ev_run(f.r->loop, EVRUN_ONCE);
+    }
+    ev_timer_stop(f.r->loop, &tick);
     kill(w, SIGKILL);
     waitpid(w, NULL, 0);
     ck_assert_msg(s->snap != NULL, "%s", s->last_error);
