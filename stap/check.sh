@@ -207,7 +207,7 @@ for s in "$here"/bpf/*.stp; do
     if [ -d "$here/bpf/tapset" ]; then btap=$here/bpf/tapset; topt="-I $btap"; fi
     # stap does not cache BPF builds, and their pass 2 re-runs the
     # tracepoint queries (~45 s): keep our own cache keyed by the inputs
-    # (the same key as client/run/run_stap.c's, so either reuses the other's).
+    # (the same key as client/run/backend_stap.c's, so either reuses the other's).
     key=$( { cat "$s"; stap -V 2>&1 | head -1; echo "$rel $mod";
              [ -z "$sargs" ] || echo "args $sargs"; [ -z "$btap" ] || cat "$btap"/*; } |
            sha256sum | cut -c1-24)

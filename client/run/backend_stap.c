@@ -1,4 +1,4 @@
-/* run_stap: the SystemTap backends of `staprelay run`.
+/* backend_stap: the SystemTap backends of `staprelay run`.
  *
  * Both backends get their kernel build tree (and, for the kernel runtime,
  * the patched runtime that Debian's headers need with systemtap < 5.2)
@@ -17,8 +17,8 @@
  *   [LD_PRELOAD=memlock_shim.so] stapbpf [-x PID | -c CMD] NAME.bo
  *   files (FIFOs) in /var/tmp/systemtap-$USER/NAME: the relay's default
  *   stap_roots cover every /var/tmp/systemtap-* directory.
- * The cache is run_cache_dir() (run.h): never beside the sources. */
-#include "client/run/run.h"
+ * The cache is backend_stap_cache_dir() (run.h): never beside the sources. */
+#include "client/run/backend_stap.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "client/run/child.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
@@ -64,12 +65,12 @@ static int supervise_note(pid_t pid, double deadline, bool *stopped,
 {
     int status = 0;
     *stopped = false;
-    double t0 = run_now(), said = 0;
+    double t0 = child_now(), said = 0;
     for (;;) {
         pid_t r = waitpid(pid, &status, WNOHANG);
         if (r == pid)
             return status;
-        double now = run_now();
+        double now = child_now();
         if (building && said == 0 && now - t0 >= 2) {
             fprintf(stderr, "staprelay run: building %s: the first build of a "
                     "script takes a minute or two (later runs reuse it from "
@@ -82,18 +83,18 @@ static int supervise_note(pid_t pid, double deadline, bool *stopped,
         }
         if (r < 0 && errno != EINTR)
             return status;
-        if (run_stop_requested() || (deadline > 0 && run_now() >= deadline)) {
+        if (child_stop_requested() || (deadline > 0 && child_now() >= deadline)) {
             *stopped = true;
             kill(pid, SIGINT);
-            double until = run_now() + 30;
-            int seen = run_stop_requested();
+            double until = child_now() + 30;
+            int seen = child_stop_requested();
             for (;;) {
                 r = waitpid(pid, &status, WNOHANG);
                 if (r == pid || (r < 0 && errno == ECHILD))
                     return status;
-                if (run_now() > until || run_stop_requested() > seen + 1) {
+                if (child_now() > until || child_stop_requested() > seen + 1) {
                     fprintf(stderr, "staprelay run: %d does not stop: killing it\n", (int)pid);
-                    return run_stop_child(pid, SIGTERM, 5);
+                    return child_stop(pid, SIGTERM, 5);
                 }
                 usleep(100000);
             }
@@ -158,7 +159,7 @@ static int mkdirs(const char *path)
     return 0;
 }
 
-char *run_cache_dir_for(const char *env, unsigned euid, const char *xdg,
+char *backend_stap_cache_dir_for(const char *env, unsigned euid, const char *xdg,
                         const char *home)
 {
     strbuf sb = STRBUF_INIT;
@@ -173,11 +174,11 @@ char *run_cache_dir_for(const char *env, unsigned euid, const char *xdg,
     return sb_steal(&sb);
 }
 
-char *run_cache_dir(void)
+char *backend_stap_cache_dir(void)
 {
     const char *home = getenv("HOME");
     struct passwd *pw = home && *home ? NULL : getpwuid(geteuid());
-    return run_cache_dir_for(getenv("STAPRELAY_CACHE"), (unsigned)geteuid(),
+    return backend_stap_cache_dir_for(getenv("STAPRELAY_CACHE"), (unsigned)geteuid(),
                              getenv("XDG_CACHE_HOME"),
                              pw ? pw->pw_dir : home);
 }
@@ -287,7 +288,7 @@ static int kbuild_get(const run_catalog *c, const char *cache, kbuild *kb)
 static char *cache_made(const run_catalog *c)
 {
     (void)c;
-    char *cache = run_cache_dir();
+    char *cache = backend_stap_cache_dir();
     if (mkdirs(cache) != 0) {
         fprintf(stderr, "staprelay run: cannot create the cache %s: %s\n", cache, strerror(errno));
         free(cache);
@@ -311,7 +312,7 @@ static char *target_binary(const run_opts *o)
         size_t n = strcspn(o->cmd, " \t");
         strbuf w = STRBUF_INIT;
         sb_add(&w, o->cmd, n);
-        char *p = w.buf ? run_which(w.buf) : NULL;
+        char *p = w.buf ? child_which(w.buf) : NULL;
         sb_free(&w);
         return p;
     }
@@ -353,9 +354,9 @@ static char *kmod_build(const run_catalog *c, const run_script *s, const run_opt
     }
     argv[k] = NULL;
     char *ko = NULL;
-    int out = run_tmp_log("kmod");
-    run_spawn_opts so = {.in = -1, .out = out, .err = -1, .extra_fd = -1, .sigpipe_ignored = true};
-    pid_t p = out >= 0 ? run_spawn((char *const *)argv, &so) : -1;
+    int out = child_tmp_log("kmod");
+    child_spawn_opts so = {.in = -1, .out = out, .err = -1, .extra_fd = -1, .sigpipe_ignored = true};
+    pid_t p = out >= 0 ? child_spawn((char *const *)argv, &so) : -1;
     if (p < 0) {
         fprintf(stderr, "staprelay run: cannot run %s: %s\n", script.buf, strerror(errno));
     } else {
@@ -381,14 +382,14 @@ static char *kmod_build(const run_catalog *c, const run_script *s, const run_opt
     return ko;
 }
 
-int run_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o,
+int backend_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o,
                     const char *name)
 {
     char *cache = cache_made(c);
     if (cache == NULL)
         return RUN_EXIT_FAILED;
     /* the duration counts from the start: the build included */
-    double deadline = o->duration > 0 ? run_now() + o->duration : 0;
+    double deadline = o->duration > 0 ? child_now() + o->duration : 0;
     bool interrupted;
     char *ko = kmod_build(c, s, o, name, cache, &interrupted);
     free(cache);
@@ -420,8 +421,8 @@ int run_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o
     sb_free(&files);
 
     int rc = RUN_EXIT_FAILED;
-    run_spawn_opts so = {.in = -1, .out = -1, .err = -1, .extra_fd = -1, .sigpipe_ignored = true};
-    pid_t p = run_spawn((char *const *)argv, &so);
+    child_spawn_opts so = {.in = -1, .out = -1, .err = -1, .extra_fd = -1, .sigpipe_ignored = true};
+    pid_t p = child_spawn((char *const *)argv, &so);
     if (p < 0) {
         fprintf(stderr, "staprelay run: cannot start staprun: %s\n", strerror(errno));
     } else {
@@ -508,7 +509,7 @@ static bool newer(const char *a, const char *b)
     return sa.st_mtime > sb.st_mtime;
 }
 
-int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
+int backend_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
                  const char *name, const run_env *e)
 {
     (void)e;
@@ -556,7 +557,7 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
         sb_free(&bod);
     }
     setenv("SYSTEMTAP_DIR", home.buf, 1);
-    logfd = run_tmp_log("run");
+    logfd = child_tmp_log("run");
 
     /* build (or reuse) NAME.bo */
     sb_printf(&runbo, "%s/%s.bo", tmpd.buf, name);
@@ -612,7 +613,7 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
             goto out;
         }
         if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || access(runbo.buf, R_OK) != 0) {
-            run_show_log(logfd, "stap");
+            child_show_log(logfd, "stap");
             fprintf(stderr, "staprelay run: building %s for the BPF runtime failed\n",
                     s->bpf_path);
             goto out;
@@ -639,7 +640,7 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
         sb_printf(&src, "%s/memlock_shim.c", c->dir);
         sb_printf(&shim, "%s/memlock_shim.so", cache);
         if (newer(src.buf, shim.buf)) {
-            char *cc = run_which("cc");
+            char *cc = child_which("cc");
             if (cc == NULL) {
                 fprintf(stderr, "staprelay run: RLIMIT_MEMLOCK cannot be raised here "
                         "(no CAP_SYS_RESOURCE) and stapbpf insists: building the shim "
@@ -686,16 +687,16 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
     /* only stapbpf's output from here on */
     if (logfd >= 0 && (lseek(logfd, 0, SEEK_SET) != 0 || ftruncate(logfd, 0) != 0)) {
         close(logfd);
-        logfd = run_tmp_log("run");
+        logfd = child_tmp_log("run");
     }
-    run_spawn_opts so = {.in = -1, .out = logfd, .err = logfd, .extra_fd = -1, .preload = preload,
+    child_spawn_opts so = {.in = -1, .out = logfd, .err = logfd, .extra_fd = -1, .preload = preload,
                          .sigpipe_ignored = true};
-    pid_t p = run_spawn((char *const *)argv, &so);
+    pid_t p = child_spawn((char *const *)argv, &so);
     if (p < 0) {
         fprintf(stderr, "staprelay run: cannot start stapbpf: %s\n", strerror(errno));
         goto out;
     }
-    double deadline = o->duration > 0 ? run_now() + o->duration : 0;
+    double deadline = o->duration > 0 ? child_now() + o->duration : 0;
     /* report when the FIFOs are there */
     strbuf data = STRBUF_INIT;
     sb_printf(&data, "%s/data.json", fifo.buf);
@@ -706,7 +707,7 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
                     "running for the duration (Ctrl-C stops it earlier)" : "running until Ctrl-C");
             break;
         }
-        if (waitpid(p, NULL, WNOHANG) != 0 || run_stop_requested())
+        if (waitpid(p, NULL, WNOHANG) != 0 || child_stop_requested())
             break;
         usleep(100000);
     }
@@ -718,7 +719,7 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
         bpf_leftovers_remove(c, fifo.buf, name);    /* (above) */
         fprintf(stderr, "staprelay run: stopped; stapbpf removed %s\n", fifo.buf);
     } else {
-        run_show_log(logfd, "stapbpf");
+        child_show_log(logfd, "stapbpf");
         if (log_has(logfd, "Operation not permitted") || log_has(logfd, "ermission denied"))
             fprintf(stderr, "staprelay run: the kernel refused the BPF programs "
                     "(BPF permission: root with CAP_BPF/CAP_SYS_ADMIN, "
