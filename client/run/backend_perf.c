@@ -15,7 +15,7 @@ static const backend_perf_standin standins[] = {
     {"offcpu", script_offcpu_run, NO_BACKTRACES, NULL},
     {"iolat", script_iolat_run,
      "SystemTap 4.8's BPF runtime reads a request's disk with the build headers' layout: "
-     "stap/bpf/wip/README.md",
+     "contrib/bpf-iolat/README.md",
      "iolat's block events come from tracefs, which needs root"},
 };
 

@@ -104,6 +104,8 @@ pid_t child_spawn(char *const argv[], const child_spawn_opts *o)
             (o->err >= 0 && dup2(o->err, 2) < 0) ||
             (o->control && put_control_fds(o->control) != 0))
             _exit(127);
+        if (o->cwd != NULL && chdir(o->cwd) != 0)
+            _exit(127);
         execvp(argv[0], argv);
         fprintf(stderr, "staprelay run: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);

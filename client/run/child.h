@@ -28,7 +28,8 @@ double child_now(void);
 /* Full path of an executable in $PATH, malloc'd, or NULL. */
 char *child_which(const char *prog);
 /* How a child starts: fds to put on 0, 1, 2 (-1: inherit), extra_fd as
- * fd 9 when >= 0, preload prepended to LD_PRELOAD when set. */
+ * fd 9 when >= 0, preload prepended to LD_PRELOAD when set, in cwd when
+ * set. */
 typedef struct child_spawn_opts {
     int in, out, err;
     int extra_fd;
@@ -36,6 +37,7 @@ typedef struct child_spawn_opts {
      * commands from, the end it writes its acks to}, put on fds 10, 11 */
     const int *control;
     const char *preload;
+    const char *cwd;            /* the child's directory (NULL: ours) */
     /* keep SIGPIPE ignored (stapbpf: a FIFO reader that gives up early
      * must cost it a write error, not its life); default: SIG_DFL */
     bool sigpipe_ignored;

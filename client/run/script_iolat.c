@@ -1,6 +1,6 @@
 /* script_iolat: `staprelay run iolat` for the perf backend, for kernels that
  * load no modules (SystemTap 4.8's BPF runtime cannot read a request's
- * disk on a kernel whose build headers differ: stap/bpf/wip/README.md).
+ * disk on a kernel whose build headers differ: contrib/bpf-iolat/README.md).
  * It reads the kernel's block:block_rq_issue and block:block_rq_complete
  * (and block_rq_requeue) trace events from a tracefs instance of its own
  * (TRACEFS/instances/staprelay-NAME-PID, clock mono, removed at the end),
