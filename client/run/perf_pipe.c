@@ -284,7 +284,7 @@ static int finish(pipe_run *r)
     int rc = r->flush_failed || !flushed ? RUN_EXIT_FAILED : RUN_EXIT_OK;
     if (r->rec < 0 && !r->stopping) {
         fprintf(stderr, "staprelay run: reading the trace failed: %s\n",
-                strerror(r->read_errno ? r->read_errno : EPIPE));
+                r->read_errno ? strerror(r->read_errno) : "it ended");
         rc = RUN_EXIT_FAILED;
     } else if (exited && !(WIFEXITED(rst) && WEXITSTATUS(rst) == 0)) {
         /* a non-zero exit of its own is a failure (no permission, bad
