@@ -16,7 +16,8 @@
  *   [LD_PRELOAD=memlock_shim.so] stapbpf [-x PID | -c CMD] NAME.bo
  *   files (FIFOs) in /var/tmp/systemtap-$USER/NAME: the relay's default
  *   stap_roots cover every /var/tmp/systemtap-* directory.
- * The cache is backend_stap_cache_dir() (run.h): never beside the sources. */
+ * The cache is backend_stap_cache_dir() (backend_stap.h): never beside
+ * the sources. */
 #include "client/run/backend_stap.h"
 
 #include <errno.h>
@@ -353,7 +354,8 @@ static char *kmod_build(const run_catalog *c, const run_script *s, const run_opt
     argv[k] = NULL;
     char *ko = NULL;
     int out = child_tmp_log("kmod");
-    child_spawn_opts so = {.in = -1, .out = out, .err = -1, .extra_fd = -1, .sigpipe_ignored = true};
+    child_spawn_opts so = {.in = -1, .out = out, .err = -1, .extra_fd = -1,
+                           .sigpipe_ignored = true};
     pid_t p = out >= 0 ? child_spawn((char *const *)argv, &so) : -1;
     if (p < 0) {
         fprintf(stderr, "staprelay run: cannot run %s: %s\n", script.buf, strerror(errno));
