@@ -479,13 +479,13 @@ typedef struct bpf_run {
     const run_catalog *c;
     const run_script *s;
     const char *name;
+    int logfd;                  /* stap's, then stapbpf's output */
     char *cache;
     kbuild kb;
     strbuf bo;                  /* the cached build: CACHE/bo/KEY.bo */
     strbuf tmpd;                /* CACHE/run.XXXXXX, this run's */
     strbuf runbo;               /* TMPD/NAME.bo, what stapbpf runs */
     strbuf shim;
-    int logfd;
 } bpf_run;
 
 /* The build tree, the cache key, the directories and SYSTEMTAP_DIR.
