@@ -187,6 +187,8 @@ demo:
 	@$(MAKE) --no-print-directory all
 	@./scripts/demo.sh
 
+STAP_DATA  := $(wildcard stap/*.stp) stap/memlock_shim.c stap/README.md
+STAP_TOOLS := stap/kbuild.sh stap/kmod.sh stap/bpf-leftovers.sh
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PCP_PMDAS_DIR)/staprelay
 	install -m 755 $(CLIENT_BIN) $(DESTDIR)$(BINDIR)/staprelay
@@ -212,9 +214,15 @@ install: all
 	install -m 644 pmda/pmrep/staprelay.conf $(DESTDIR)$(PCP_SYSCONF_DIR)/pmrep/
 	install -m 644 pmda/pmdastaprelay.1 $(DESTDIR)$(MANDIR)/man1/
 	[ ! -f client/staprelay.1 ] || install -m 644 client/staprelay.1 $(DESTDIR)$(MANDIR)/man1/
-	install -d $(DESTDIR)$(DATADIR)
-	cp -r stap schemas examples $(DESTDIR)$(DATADIR)/
-	find $(DESTDIR)$(DATADIR) \( -name '*.ko' -o -name '*.bo' \) -exec rm -f {} +
+# the bundled scripts and what `staprelay run` runs them with, by name:
+# not stap/check.sh, stap/tests or stap/fixtures (the developers' checks
+# and their data), nor anything a build left in stap/
+	install -d $(DESTDIR)$(DATADIR)/stap/tapset $(DESTDIR)$(DATADIR)/stap/bpf
+	install -m 644 $(STAP_DATA) $(DESTDIR)$(DATADIR)/stap/
+	install -m 755 $(STAP_TOOLS) $(DESTDIR)$(DATADIR)/stap/
+	install -m 644 $(wildcard stap/tapset/*.stp stap/tapset/*.stpm) $(DESTDIR)$(DATADIR)/stap/tapset/
+	install -m 644 $(wildcard stap/bpf/*.stp) $(DESTDIR)$(DATADIR)/stap/bpf/
+	cp -r schemas examples $(DESTDIR)$(DATADIR)/
 
 clean:
 	rm -rf build $(PMDA_BIN) $(CLIENT_BIN) $(HOT_BIN)

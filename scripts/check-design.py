@@ -27,11 +27,6 @@ DECLARED_ELSEWHERE = {
     "pmda/main.c": None,                           # the program
     "client/main.c": None,                         # the program
     "client/render/heatmap_html.c": "client/render/heatmap_out.h, client/render/html.h",
-    # the run backends, declared in run.h (issue 23 item 2 gives each its .h)
-    "client/run/run_iolat.c": "client/run/run.h",
-    "client/run/run_offcpu.c": "client/run/run.h",
-    "client/run/run_perf.c": "client/run/run.h",
-    "client/run/run_stap.c": "client/run/run.h",
 }
 CMD_RE = re.compile(r"^client/cmd/cmd_[a-z0-9_]+\.c$")   # builtin.h declares cmd_*
 

@@ -195,27 +195,15 @@ for s in "$here"/bpf/*.stp; do
     mod=staprelay_b$(basename "$s" .stp | tr '-' '_')
     log=$out/$mod.log
     rm -f "$out/$mod.bo"
-    # a script's arguments (bpf/iolat: struct offsets of the running
-    # kernel) come from bpf/NAME.args; the BPF tapset from bpf/tapset
-    sargs=""
-    if [ -x "${s%.stp}.args" ]; then
-        sargs=$("${s%.stp}.args") || { fail "$name" "${s%.stp}.args failed"; continue; }
-        sargs=$(printf '%s' "$sargs" | tr '\n' ' ')
-    fi
-    btap=""
-    topt=""
-    if [ -d "$here/bpf/tapset" ]; then btap=$here/bpf/tapset; topt="-I $btap"; fi
     # stap does not cache BPF builds, and their pass 2 re-runs the
     # tracepoint queries (~45 s): keep our own cache keyed by the inputs
-    # (the same key as client/run/run_stap.c's, so either reuses the other's).
-    key=$( { cat "$s"; stap -V 2>&1 | head -1; echo "$rel $mod";
-             [ -z "$sargs" ] || echo "args $sargs"; [ -z "$btap" ] || cat "$btap"/*; } |
-           sha256sum | cut -c1-24)
+    # (the same key as client/run/backend_stap.c's, so either reuses the other's).
+    key=$( { cat "$s"; stap -V 2>&1 | head -1; echo "$rel $mod"; } | sha256sum | cut -c1-24)
     mkdir -p "$cache/bo"
     if [ -f "$cache/bo/$key.bo" ]; then
         cp "$cache/bo/$key.bo" "$out/$mod.bo"
         how="p4 cached"
-    elif (cd "$out" && timeout "$tmo" stap --runtime=bpf -r "$tree" $topt -p4 -m "$mod" "$s" $sargs) \
+    elif (cd "$out" && timeout "$tmo" stap --runtime=bpf -r "$tree" -p4 -m "$mod" "$s") \
              >"$log" 2>&1 && [ -f "$out/$mod.bo" ]; then
         cp "$out/$mod.bo" "$cache/bo/$key.bo"
         how="p4"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # stap/kbuild.sh - the kernel build tree and SystemTap runtime that stap
 # needs on this machine.  Shared by stap/check.sh and `staprelay run`
-# (client/run/run_stap.c), so both build against the same tree with the same
+# (client/run/backend_stap.c), so both build against the same tree with the same
 # runtime fix.
 #
 #   stap/kbuild.sh [--headers] CACHE

@@ -1,6 +1,6 @@
 #!/bin/sh
 # stap/kmod.sh - the kernel module of a bundled script, built once and
-# cached.  Used by `staprelay run` (client/run/run_stap.c) for the kernel
+# cached.  Used by `staprelay run` (client/run/backend_stap.c) for the kernel
 # runtime, and by qa/vm/ to prebuild on the host what the VM will load.
 #
 #   stap/kmod.sh CACHE NAME SCRIPT [-d BINARY]... [-- SCRIPT_ARGS...]

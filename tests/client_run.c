@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "client/cmd/options.h"
+#include "client/run/backend_stap.h"
 #include "client/run/run.h"
 #include "tests/testutil.h"
 
@@ -47,30 +48,30 @@ static int parse(run_opts *o, char *err, size_t len, ...)
  * ~/.cache. */
 START_TEST(cache_dir_rule)
 {
-    char *d = run_cache_dir_for("/srv/c", 0, "/x", "/home/u");
+    char *d = backend_stap_cache_dir_for("/srv/c", 0, "/x", "/home/u");
     ck_assert_str_eq(d, "/srv/c");
     free(d);
-    d = run_cache_dir_for("", 0, "/x", "/root");
+    d = backend_stap_cache_dir_for("", 0, "/x", "/root");
     ck_assert_str_eq(d, "/var/cache/staprelay");
     free(d);
-    d = run_cache_dir_for(NULL, 1000, "/x/cache", "/home/u");
+    d = backend_stap_cache_dir_for(NULL, 1000, "/x/cache", "/home/u");
     ck_assert_str_eq(d, "/x/cache/staprelay");
     free(d);
-    d = run_cache_dir_for(NULL, 1000, "relative", "/home/u");
+    d = backend_stap_cache_dir_for(NULL, 1000, "relative", "/home/u");
     ck_assert_str_eq(d, "/home/u/.cache/staprelay");
     free(d);
-    d = run_cache_dir_for(NULL, 1000, NULL, "/home/u");
+    d = backend_stap_cache_dir_for(NULL, 1000, NULL, "/home/u");
     ck_assert_str_eq(d, "/home/u/.cache/staprelay");
     free(d);
     /* the environment: a source tree no longer chooses build/stapcache */
     char *saved = getenv("STAPRELAY_CACHE") ? strdup(getenv("STAPRELAY_CACHE")) : NULL;
     unsetenv("STAPRELAY_CACHE");
-    d = run_cache_dir();
+    d = backend_stap_cache_dir();
     ck_assert_ptr_null(strstr(d, "stapcache"));
     ck_assert(strcmp(d, "/var/cache/staprelay") == 0 || strstr(d, "/staprelay") != NULL);
     free(d);
     setenv("STAPRELAY_CACHE", "/tmp/qq", 1);
-    d = run_cache_dir();
+    d = backend_stap_cache_dir();
     ck_assert_str_eq(d, "/tmp/qq");
     free(d);
     if (saved)
@@ -221,11 +222,11 @@ START_TEST(catalog)
     run_catalog_free(&c);
     run_catalog c2;
     ck_assert_int_eq(run_catalog_load(&c2, "/nonexistent/stap"), -1);
-    /* the repository's offcpu: perf stands in for it (run_offcpu.c) */
+    /* the repository's offcpu: perf stands in for it (script_offcpu.c) */
     run_catalog r;
     ck_assert_int_eq(run_catalog_load(&r, "stap"), 0);
     ck_assert_uint_eq(run_catalog_find(&r, "offcpu")->backends, RUN_BK_STAP | RUN_BK_PERF);
-    /* ... and for iolat (its block events from tracefs, run_iolat.c) */
+    /* ... and for iolat (its block events from tracefs, script_iolat.c) */
     ck_assert_uint_eq(run_catalog_find(&r, "iolat")->backends, RUN_BK_STAP | RUN_BK_PERF);
     run_catalog_free(&r);
     tu_rmtree(d);
@@ -419,7 +420,7 @@ static char *kernel_run_args(const char *d, const char *cache, char **staprun)
     o.hz = 199;
     char why[2048];
     ck_assert_int_eq(run_choose(s, &o, &e, why, sizeof why), RUN_BK_STAP);
-    ck_assert_int_eq(run_stap_kernel(&c, s, &o, "kprof"), RUN_EXIT_OK);
+    ck_assert_int_eq(backend_stap_kernel(&c, s, &o, "kprof"), RUN_EXIT_OK);
     run_catalog_free(&c);
 
     *staprun = args_line(rargs);

@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "client/cmd/options.h"
+#include "client/run/backend_perf.h"
+#include "client/run/backend_stap.h"
+#include "client/run/child.h"
 #include "client/run/run.h"
 #include "common/script_opts.h"
 #include "common/strbuf.h"
@@ -79,11 +82,11 @@ int cmd_run(int argc, char **argv)
     fprintf(stderr, "staprelay run: %s with the %s backend as %s\n%s", s->name,
             run_backend_name(b), name, why);
     fflush(stderr);
-    run_signals_install();
+    child_signals_install();
     switch (b) {
-    case RUN_BK_STAP: rc = run_stap_kernel(&c, s, &o, name); break;
-    case RUN_BK_BPF: rc = run_stap_bpf(&c, s, &o, name, &e); break;
-    default: rc = run_perf(s, &o, name); break;
+    case RUN_BK_STAP: rc = backend_stap_kernel(&c, s, &o, name); break;
+    case RUN_BK_BPF: rc = backend_stap_bpf(&c, s, &o, name, &e); break;
+    default: rc = backend_perf_run(s, &o, name); break;
     }
     run_catalog_free(&c);
     return rc;

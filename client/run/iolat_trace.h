@@ -1,6 +1,6 @@
 /* iolat_trace: what the kernel's block_rq_issue, block_rq_complete and
  * block_rq_requeue trace events add up to, in stap/iolat.stp's layout --
- * the accounting of iolat's perf backend (run_iolat.c reads the events
+ * the accounting of iolat's perf backend (script_iolat.c reads the events
  * from tracefs).
  *
  * A request is known by its device and first sector (what the events

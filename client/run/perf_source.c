@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <pcp/pmapi.h>
+
 #include "common/frames.h"
 #include "common/perf_header.h"
 #include "client/util/utf8.h"
@@ -109,6 +111,31 @@ void perf_sampler_finish(perf_sampler *ps)
 }
 
 /* ---- the source directory ----------------------------------------------- */
+
+const char *perf_source_parent(const char *dir, char *buf, size_t len)
+{
+    const char *parent = dir;
+    if (parent == NULL) {
+        const char *tmp = pmGetOptionalConfig("PCP_TMP_DIR");
+        snprintf(buf, len, "%s/staprelay", tmp && *tmp ? tmp : "/var/lib/pcp/tmp");
+        parent = buf;
+    }
+    struct stat st;
+    if (stat(parent, &st) == 0)
+        return parent;
+    if (dir == NULL) {
+        fprintf(stderr, "staprelay run: %s does not exist: pmdastaprelay's Install "
+                "creates it and watches it (directory_list); install the PMDA, or "
+                "give --dir DIR naming a directory it watches\n", parent);
+        return NULL;
+    }
+    if (mkdir(parent, 0755) != 0) {
+        fprintf(stderr, "staprelay run: cannot create %s: %s\n", parent, strerror(errno));
+        return NULL;
+    }
+    return parent;
+}
+
 
 char *perf_source_metadata(const char *prefix, bool replay)
 {

@@ -62,7 +62,7 @@ struct perf_source {
     size_t   npending, max_pending;
     strbuf   pending;          /* JSON records, comma-separated */
     bool     dirty;
-    /* Another script's layout (run_offcpu.c, perf_source_open_as): what
+    /* Another script's layout (script_offcpu.c, perf_source_open_as): what
      * makes data.json from pending. */
     perf_source_data_fn data_fn;
     void    *data_arg;
@@ -74,6 +74,11 @@ struct perf_source {
  * `--run NAME` gets a run from its start; otherwise a client sees the
  * records from when it connects, as for any event source. */
 char *perf_source_metadata(const char *prefix, bool replay);
+/* The PARENT a perf backend's source goes in: dir (--dir, created when
+ * missing), else PCP_TMP_DIR/staprelay, which pmdastaprelay's Install
+ * creates and watches.  NULL, with the reason on stderr, when it cannot
+ * be had; else dir or buf. */
+const char *perf_source_parent(const char *dir, char *buf, size_t len);
 /* Create PARENT/NAME (PARENT must exist) and write metadata.json and an
  * empty data.json.  A directory left by a run that is gone (its
  * .staprelay-run pid file names no process) is reused; a live one is an

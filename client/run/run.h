@@ -1,14 +1,16 @@
 /* run: what `staprelay list` and `staprelay run SCRIPT` (cmd/cmd_list.c,
- * cmd/cmd_run.c) stand on: the bundled SystemTap scripts, the backends
- * that can run them on this machine, and the choice between them.
+ * cmd/cmd_run.c) stand on: the catalogue of bundled SystemTap scripts,
+ * what this machine offers, and the choice of a backend to run a script.
+ * It starts nothing: the backends do (backend_stap.h, backend_perf.h),
+ * through child.h.
  *
  * Backends, in order of preference:
  *   stap  SystemTap's kernel-module runtime (needs CONFIG_MODULES and
  *         module loading allowed);
  *   bpf   SystemTap's BPF runtime, for scripts with a stap/bpf/ variant;
- *   perf  `perf record -g | perf script`, parsed here and published as a
- *         pmdajson-style directory (profile: cpu-clock samples; offcpu:
- *         sched_switch events, run_offcpu.c).
+ *   perf  the scripts perf stands in for, reimplemented over perf or
+ *         tracefs and published as a pmdajson-style directory
+ *         (backend_perf.h: profile, offcpu, iolat).
  * Everything that looks at the machine is in run_env, filled by
  * run_env_probe(), so the choice itself is a pure function. */
 #ifndef STAPRELAY_RUN_H
@@ -62,14 +64,6 @@ typedef struct run_catalog {
  * <bindir>/../stap (source tree), else <bindir>/../share/staprelay/stap
  * (make install).  Returns a malloc'd path or NULL. */
 char *run_find_stap_dir(void);
-/* Where `run` caches built modules (malloc'd): $STAPRELAY_CACHE (env
- * here), else /var/cache/staprelay for root, else $XDG_CACHE_HOME/staprelay,
- * else $HOME/.cache/staprelay.  Never beside the sources: the test suite
- * and the demo set STAPRELAY_CACHE to build/stapcache (qa/lib/common.sh),
- * shared with stap/check.sh.  run_cache_dir() reads the environment. */
-char *run_cache_dir_for(const char *env, unsigned euid, const char *xdg,
-                        const char *home);
-char *run_cache_dir(void);
 /* Scan DIR/NAME.stp and DIR/bpf/NAME.stp.  Returns 0, or -1 if DIR cannot be
  * read (errno set). */
 int run_catalog_load(run_catalog *c, const char *dir);
@@ -131,72 +125,5 @@ const char *run_backend_name(run_backend b);
  * or NULL when it can. */
 const char *run_cannot(run_backend b, const run_script *s, const run_opts *o,
                        const run_env *e, char *tmp, size_t len);
-
-/* Backends (run_stap.c, run_perf.c).  name is the module/prefix name. */
-int run_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o,
-                    const char *name);
-int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
-                 const char *name, const run_env *e);
-int run_perf(const run_script *s, const run_opts *o, const char *name);
-/* offcpu over perf's sched_switch events (run_offcpu.c) and iolat over
- * the block request events of a tracefs instance (run_iolat.c); run_perf
- * calls them. */
-int run_perf_offcpu(const run_script *s, const run_opts *o, const char *name);
-int run_perf_iolat(const run_script *s, const run_opts *o, const char *name);
-
-/* The scripts the perf backend stands in for: one table (run_perf.c),
- * read by the catalog, run_cannot and run_perf. */
-typedef struct run_standin {
-    const char *script;
-    int (*run)(const run_script *s, const run_opts *o, const char *name);
-    const char *no_bpf;        /* why stap/bpf/ has no variant of it */
-    const char *tracefs_root;  /* non-NULL: read from tracefs, not perf,
-                                  so it needs root (this says why) */
-} run_standin;
-/* The entry for a script, or NULL when perf cannot stand in for it. */
-const run_standin *run_perf_standin(const char *script);
-/* "profile, offcpu and iolat" (buf, len): for messages. */
-const char *run_perf_standin_names(char *buf, size_t len);
-/* The directory a perf backend's source goes in: --dir (created when
- * missing), else PCP_TMP_DIR/staprelay, which pmdastaprelay's Install
- * creates and watches.  NULL, with the reason on stderr, when it cannot
- * be had; else o->dir or buf. */
-const char *run_perf_parent(const run_opts *o, char *buf, size_t len);
-
-/* Shared by the backends (run.c): a deadline and signal handling. */
-void run_signals_install(void);
-/* How many SIGINT/SIGTERM/SIGHUP arrived since run_signals_install()
- * (util/stopsig, the client's one stop handler). */
-int run_stop_requested(void);
-double run_now(void);
-/* Full path of an executable in $PATH, malloc'd, or NULL. */
-char *run_which(const char *prog);
-/* How a backend's child starts: fds to put on 0, 1, 2 (-1: inherit),
- * extra_fd as fd 9 when >= 0, preload prepended to LD_PRELOAD when set. */
-typedef struct run_spawn_opts {
-    int in, out, err;
-    int extra_fd;
-    /* perf record's --control fd:10,11 when set: {the end it reads
-     * commands from, the end it writes its acks to}, put on fds 10, 11 */
-    const int *control;
-    const char *preload;
-    /* keep SIGPIPE ignored (stapbpf: a FIFO reader that gives up early
-     * must cost it a write error, not its life); default: SIG_DFL */
-    bool sigpipe_ignored;
-} run_spawn_opts;
-/* Start argv (searched in PATH) in its own process group, so Ctrl-C
- * reaches only us and we stop the children in order.  Returns the pid or
- * -1. */
-pid_t run_spawn(char *const argv[], const run_spawn_opts *o);
-/* Send sig to pid's process group (children are started in their own
- * group) and wait for it to exit, escalating to SIGKILL after grace
- * seconds.  Returns the wait status. */
-int run_stop_child(pid_t pid, int sig, double grace);
-/* An anonymous log file for a child's stderr (/tmp/staprelay-TAG.*,
- * unlinked, close-on-exec), or -1. */
-int run_tmp_log(const char *tag);
-/* Copy the log to stderr under "staprelay run: WHAT said:" (nothing
- * when it is empty). */
-void run_show_log(int fd, const char *what);
 
 #endif

@@ -1,6 +1,6 @@
-/* run_iolat: the perf backend of `staprelay run iolat`, for kernels that
+/* script_iolat: `staprelay run iolat` for the perf backend, for kernels that
  * load no modules (SystemTap 4.8's BPF runtime cannot read a request's
- * disk on a kernel whose build headers differ: stap/bpf/wip/README.md).
+ * disk on a kernel whose build headers differ: contrib/bpf-iolat/README.md).
  * It reads the kernel's block:block_rq_issue and block:block_rq_complete
  * (and block_rq_requeue) trace events from a tracefs instance of its own
  * (TRACEFS/instances/staprelay-NAME-PID, clock mono, removed at the end),
@@ -13,7 +13,7 @@
  * PARENT/NAME/{metadata.json,data.json} through perf_source, metadata.json
  * again whenever a new disk:direction adds a histogram, as the script's
  * metadata grows.  Requests issued before the run are not counted. */
-#include "client/run/run.h"
+#include "client/run/script_iolat.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -162,11 +162,11 @@ static void run_line(void *arg, const char *s, size_t n)
     }
 }
 
-int run_perf_iolat(const run_script *s, const run_opts *o, const char *name)
+int script_iolat_run(const run_script *s, const run_opts *o, const char *name)
 {
     (void)s;
     char pbuf[4096];
-    const char *parent = run_perf_parent(o, pbuf, sizeof pbuf);
+    const char *parent = perf_source_parent(o->dir, pbuf, sizeof pbuf);
     if (parent == NULL)
         return RUN_EXIT_FAILED;
     iolat_run r;

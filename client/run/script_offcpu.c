@@ -1,4 +1,4 @@
-/* run_offcpu: the perf backend of `staprelay run offcpu`, for kernels
+/* script_offcpu: `staprelay run offcpu` for the perf backend, for kernels
  * that load no modules (SystemTap's BPF runtime has no backtraces):
  *
  *   perf record --no-buffering -e sched:sched_switch -g -k mono --sample-cpu -a -o -
@@ -18,20 +18,12 @@
  * others are ignored here); --cmd C starts C once perf records and
  * follows it until it exits.  perf's tracepoint clock is monotonic (-k realtime is refused
  * for tracepoints), converted to epoch time at the start. */
-#include "client/run/run.h"
+#include "client/run/script_offcpu.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
-
-#include <pcp/pmapi.h>
 
 #include "client/run/perf_pipe.h"
 #include "client/run/perf_source.h"
@@ -260,11 +252,11 @@ static void reader_end(void *arg)
     perf_sampler_finish(r->ps);
 }
 
-int run_perf_offcpu(const run_script *s, const run_opts *o, const char *name)
+int script_offcpu_run(const run_script *s, const run_opts *o, const char *name)
 {
     (void)s;
     char pbuf[4096];
-    const char *parent = run_perf_parent(o, pbuf, sizeof pbuf);
+    const char *parent = perf_source_parent(o->dir, pbuf, sizeof pbuf);
     if (parent == NULL)
         return RUN_EXIT_FAILED;
     offcpu *oc = xmalloc(sizeof *oc);

@@ -1,4 +1,4 @@
-/* run_stap: the SystemTap backends of `staprelay run`.
+/* backend_stap: the SystemTap backends of `staprelay run`.
  *
  * Both backends get their kernel build tree (and, for the kernel runtime,
  * the patched runtime that Debian's headers need with systemtap < 5.2)
@@ -12,15 +12,14 @@
  *   names); files in /proc/systemtap/NAME (the relay's default stap root).
  *
  * BPF runtime (scripts in DIR/bpf/):
- *   stap --runtime=bpf [-r TREE] [-I DIR/bpf/tapset] -p4 -m NAME
- *        DIR/bpf/SCRIPT.stp [$(DIR/bpf/SCRIPT.args)]  (cached)
+ *   stap --runtime=bpf [-r TREE] -p4 -m NAME DIR/bpf/SCRIPT.stp  (cached)
  *   [LD_PRELOAD=memlock_shim.so] stapbpf [-x PID | -c CMD] NAME.bo
  *   files (FIFOs) in /var/tmp/systemtap-$USER/NAME: the relay's default
  *   stap_roots cover every /var/tmp/systemtap-* directory.
- * The cache is run_cache_dir() (run.h): never beside the sources. */
-#include "client/run/run.h"
+ * The cache is backend_stap_cache_dir() (backend_stap.h): never beside
+ * the sources. */
+#include "client/run/backend_stap.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -33,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "client/run/child.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
@@ -64,12 +64,12 @@ static int supervise_note(pid_t pid, double deadline, bool *stopped,
 {
     int status = 0;
     *stopped = false;
-    double t0 = run_now(), said = 0;
+    double t0 = child_now(), said = 0;
     for (;;) {
         pid_t r = waitpid(pid, &status, WNOHANG);
         if (r == pid)
             return status;
-        double now = run_now();
+        double now = child_now();
         if (building && said == 0 && now - t0 >= 2) {
             fprintf(stderr, "staprelay run: building %s: the first build of a "
                     "script takes a minute or two (later runs reuse it from "
@@ -82,18 +82,18 @@ static int supervise_note(pid_t pid, double deadline, bool *stopped,
         }
         if (r < 0 && errno != EINTR)
             return status;
-        if (run_stop_requested() || (deadline > 0 && run_now() >= deadline)) {
+        if (child_stop_requested() || (deadline > 0 && child_now() >= deadline)) {
             *stopped = true;
             kill(pid, SIGINT);
-            double until = run_now() + 30;
-            int seen = run_stop_requested();
+            double until = child_now() + 30;
+            int seen = child_stop_requested();
             for (;;) {
                 r = waitpid(pid, &status, WNOHANG);
                 if (r == pid || (r < 0 && errno == ECHILD))
                     return status;
-                if (run_now() > until || run_stop_requested() > seen + 1) {
+                if (child_now() > until || child_stop_requested() > seen + 1) {
                     fprintf(stderr, "staprelay run: %d does not stop: killing it\n", (int)pid);
-                    return run_stop_child(pid, SIGTERM, 5);
+                    return child_stop(pid, SIGTERM, 5);
                 }
                 usleep(100000);
             }
@@ -158,7 +158,7 @@ static int mkdirs(const char *path)
     return 0;
 }
 
-char *run_cache_dir_for(const char *env, unsigned euid, const char *xdg,
+char *backend_stap_cache_dir_for(const char *env, unsigned euid, const char *xdg,
                         const char *home)
 {
     strbuf sb = STRBUF_INIT;
@@ -173,11 +173,11 @@ char *run_cache_dir_for(const char *env, unsigned euid, const char *xdg,
     return sb_steal(&sb);
 }
 
-char *run_cache_dir(void)
+char *backend_stap_cache_dir(void)
 {
     const char *home = getenv("HOME");
     struct passwd *pw = home && *home ? NULL : getpwuid(geteuid());
-    return run_cache_dir_for(getenv("STAPRELAY_CACHE"), (unsigned)geteuid(),
+    return backend_stap_cache_dir_for(getenv("STAPRELAY_CACHE"), (unsigned)geteuid(),
                              getenv("XDG_CACHE_HOME"),
                              pw ? pw->pw_dir : home);
 }
@@ -287,7 +287,7 @@ static int kbuild_get(const run_catalog *c, const char *cache, kbuild *kb)
 static char *cache_made(const run_catalog *c)
 {
     (void)c;
-    char *cache = run_cache_dir();
+    char *cache = backend_stap_cache_dir();
     if (mkdirs(cache) != 0) {
         fprintf(stderr, "staprelay run: cannot create the cache %s: %s\n", cache, strerror(errno));
         free(cache);
@@ -311,7 +311,7 @@ static char *target_binary(const run_opts *o)
         size_t n = strcspn(o->cmd, " \t");
         strbuf w = STRBUF_INIT;
         sb_add(&w, o->cmd, n);
-        char *p = w.buf ? run_which(w.buf) : NULL;
+        char *p = w.buf ? child_which(w.buf) : NULL;
         sb_free(&w);
         return p;
     }
@@ -353,9 +353,10 @@ static char *kmod_build(const run_catalog *c, const run_script *s, const run_opt
     }
     argv[k] = NULL;
     char *ko = NULL;
-    int out = run_tmp_log("kmod");
-    run_spawn_opts so = {.in = -1, .out = out, .err = -1, .extra_fd = -1, .sigpipe_ignored = true};
-    pid_t p = out >= 0 ? run_spawn((char *const *)argv, &so) : -1;
+    int out = child_tmp_log("kmod");
+    child_spawn_opts so = {.in = -1, .out = out, .err = -1, .extra_fd = -1,
+                           .sigpipe_ignored = true};
+    pid_t p = out >= 0 ? child_spawn((char *const *)argv, &so) : -1;
     if (p < 0) {
         fprintf(stderr, "staprelay run: cannot run %s: %s\n", script.buf, strerror(errno));
     } else {
@@ -381,14 +382,14 @@ static char *kmod_build(const run_catalog *c, const run_script *s, const run_opt
     return ko;
 }
 
-int run_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o,
+int backend_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o,
                     const char *name)
 {
     char *cache = cache_made(c);
     if (cache == NULL)
         return RUN_EXIT_FAILED;
     /* the duration counts from the start: the build included */
-    double deadline = o->duration > 0 ? run_now() + o->duration : 0;
+    double deadline = o->duration > 0 ? child_now() + o->duration : 0;
     bool interrupted;
     char *ko = kmod_build(c, s, o, name, cache, &interrupted);
     free(cache);
@@ -420,8 +421,8 @@ int run_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o
     sb_free(&files);
 
     int rc = RUN_EXIT_FAILED;
-    run_spawn_opts so = {.in = -1, .out = -1, .err = -1, .extra_fd = -1, .sigpipe_ignored = true};
-    pid_t p = run_spawn((char *const *)argv, &so);
+    child_spawn_opts so = {.in = -1, .out = -1, .err = -1, .extra_fd = -1, .sigpipe_ignored = true};
+    pid_t p = child_spawn((char *const *)argv, &so);
     if (p < 0) {
         fprintf(stderr, "staprelay run: cannot start staprun: %s\n", strerror(errno));
     } else {
@@ -442,44 +443,9 @@ int run_stap_kernel(const run_catalog *c, const run_script *s, const run_opts *o
 /* ---- BPF runtime: building and running ----------------------------------- */
 
 /* Same key as stap/check.sh, so a .bo it built is reused: the script,
- * stap's version, the release and module name, and, when the script has
- * them, its arguments ($4: DIR/bpf/NAME.args's output) and the BPF tapset
- * ($5: DIR/bpf/tapset). */
+ * stap's version, the release and module name. */
 static const char key_sh[] =
-    "{ cat \"$1\"; stap -V 2>&1 | head -1; echo \"$2 $3\"; "
-    "[ -z \"$4\" ] || echo \"args $4\"; [ -z \"$5\" ] || cat \"$5\"/*; } "
-    "| sha256sum | cut -c1-24\n";
-
-/* DIR/bpf/NAME.args: the script's arguments on this machine (bpf/iolat:
- * struct offsets of the running kernel), as one line of words; "" when
- * the script has none; NULL when the program failed or printed something
- * that is not numbers and names. */
-static char *bpf_script_args(const run_script *s)
-{
-    strbuf prog = STRBUF_INIT;
-    sb_add(&prog, s->bpf_path, strlen(s->bpf_path) - 4);    /* .stp */
-    sb_adds(&prog, ".args");
-    char *out;
-    if (access(prog.buf, X_OK) != 0) {
-        out = xstrdup("");
-    } else {
-        const char *a[] = { prog.buf, NULL };
-        /* its exit status counts (a pipe into tr would hide it) */
-        out = sh_out("o=$(\"$1\") || exit 1; printf '%s' \"$o\" | tr '\\n' ' '", a);
-        for (char *p = out; p && *p; p++)
-            if (!(isalnum((unsigned char)*p) || *p == ' ' || *p == '_' || *p == '-' || *p == '.')) {
-                free(out);
-                out = NULL;
-                break;
-            }
-        if (out == NULL)
-            fprintf(stderr, "staprelay run: %s failed or printed more than words\n", prog.buf);
-        for (size_t n = out ? strlen(out) : 0; n > 0 && out[n - 1] == ' '; n--)
-            out[n - 1] = '\0';     /* as stap/check.sh has it, for the same key */
-    }
-    sb_free(&prog);
-    return out;
-}
+    "{ cat \"$1\"; stap -V 2>&1 | head -1; echo \"$2 $3\"; } | sha256sum | cut -c1-24\n";
 
 /* Whether this process may raise RLIMIT_MEMLOCK to infinity (stapbpf
  * insists); tried in a child so our own limit is untouched. */
@@ -508,197 +474,167 @@ static bool newer(const char *a, const char *b)
     return sa.st_mtime > sb.st_mtime;
 }
 
-int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
-                 const char *name, const run_env *e)
+/* What the steps of one BPF run share. */
+typedef struct bpf_run {
+    const run_catalog *c;
+    const run_script *s;
+    const char *name;
+    int logfd;                  /* stap's, then stapbpf's output */
+    char *cache;
+    kbuild kb;
+    strbuf bo;                  /* the cached build: CACHE/bo/KEY.bo */
+    strbuf tmpd;                /* CACHE/run.XXXXXX, this run's */
+    strbuf runbo;               /* TMPD/NAME.bo, what stapbpf runs */
+    strbuf shim;
+} bpf_run;
+
+/* The build tree, the cache key, the directories and SYSTEMTAP_DIR.
+ * -1 with the reason on stderr. */
+static int bpf_prepare(bpf_run *r)
 {
-    (void)e;
-    int rc = RUN_EXIT_FAILED;
-    char *cache = cache_made(c);
-    char *key = NULL;
-    kbuild kb = { 0 };
-    strbuf home = STRBUF_INIT, bo = STRBUF_INIT, shim = STRBUF_INIT, tmpd = STRBUF_INIT,
-           runbo = STRBUF_INIT, fifo = STRBUF_INIT, pid = STRBUF_INIT, btapset = STRBUF_INIT;
-    char *sargs = NULL;
-    int logfd = -1;
-    if (cache == NULL)
-        goto out;
-    if (kbuild_get(c, cache, &kb) != 0) {
+    if (kbuild_get(r->c, r->cache, &r->kb) != 0) {
         fprintf(stderr, "staprelay run: no kernel build tree for stap: install "
                 "linux-headers-amd64 (stap needs headers and a System.map even for BPF)\n");
-        goto out;
+        return -1;
     }
-    const char *tree = kb.tree, *rel = kb.rel;
-
-    sargs = bpf_script_args(s);
-    if (sargs == NULL)
-        goto out;
-    sb_printf(&btapset, "%s/bpf/tapset", c->dir);
-    if (access(btapset.buf, R_OK) != 0)
-        sb_reset(&btapset);
-    const char *kargs2[] = { s->bpf_path, rel, name, sargs, btapset.buf ? btapset.buf : "", NULL };
-    key = sh_out(key_sh, kargs2);
+    const char *kargs[] = { r->s->bpf_path, r->kb.rel, r->name, NULL };
+    char *key = sh_out(key_sh, kargs);
     if (key == NULL || strlen(key) < 8) {
-        fprintf(stderr, "staprelay run: cannot hash %s (sha256sum)\n", s->bpf_path);
-        goto out;
+        fprintf(stderr, "staprelay run: cannot hash %s (sha256sum)\n", r->s->bpf_path);
+        free(key);
+        return -1;
     }
-    sb_printf(&home, "%s/home", cache);
-    sb_printf(&bo, "%s/bo/%s.bo", cache, key);
-    sb_printf(&tmpd, "%s/run.XXXXXX", cache);
-    if (mkdirs(home.buf) != 0 || mkdtemp(tmpd.buf) == NULL) {
+    strbuf home = STRBUF_INIT, bod = STRBUF_INIT;
+    sb_printf(&home, "%s/home", r->cache);
+    sb_printf(&bod, "%s/bo", r->cache);
+    sb_printf(&r->bo, "%s/%s.bo", bod.buf, key);
+    free(key);
+    sb_printf(&r->tmpd, "%s/run.XXXXXX", r->cache);
+    int rc = 0;
+    if (mkdirs(home.buf) != 0 || mkdtemp(r->tmpd.buf) == NULL) {
         fprintf(stderr, "staprelay run: cannot create directories under %s: %s\n",
-                cache, strerror(errno));
-        goto out;
-    }
-    {
-        strbuf bod = STRBUF_INIT;
-        sb_printf(&bod, "%s/bo", cache);
-        mkdirs(bod.buf);
-        sb_free(&bod);
-    }
-    setenv("SYSTEMTAP_DIR", home.buf, 1);
-    logfd = run_tmp_log("run");
-
-    /* build (or reuse) NAME.bo */
-    sb_printf(&runbo, "%s/%s.bo", tmpd.buf, name);
-    if (access(bo.buf, R_OK) == 0) {
-        fprintf(stderr, "staprelay run: using the cached BPF build %s\n", bo.buf);
+                r->cache, strerror(errno));
+        sb_reset(&r->tmpd);
+        rc = -1;
     } else {
-        const char *argv[16];
-        size_t k = 0;
-        argv[k++] = "stap";
-        argv[k++] = "--runtime=bpf";
-        if (tree) {
-            argv[k++] = "-r";
-            argv[k++] = tree;
-        }
-        if (btapset.len) {
-            argv[k++] = "-I";
-            argv[k++] = btapset.buf;
-        }
-        argv[k++] = "-p4";
-        argv[k++] = "-m";
-        argv[k++] = name;
-        argv[k++] = s->bpf_path;
-        /* the script's arguments: words from DIR/bpf/NAME.args */
-        for (char *w = strtok(sargs, " "); w && k < (sizeof argv / sizeof argv[0]) - 1;
-             w = strtok(NULL, " "))
-            argv[k++] = w;
-        argv[k] = NULL;
-        print_argv("building (the first build of a script takes a minute)",
-                   (char *const *)argv, NULL);
-        pid_t p = fork();
-        if (p == 0) {
-            setpgid(0, 0);
-            signal(SIGINT, SIG_DFL);
-            if (chdir(tmpd.buf) != 0)
-                _exit(127);
-            if (logfd >= 0) {
-                dup2(logfd, 1);
-                dup2(logfd, 2);
-            }
-            execvp("stap", (char *const *)argv);
-            _exit(127);
-        }
-        if (p < 0) {
-            fprintf(stderr, "staprelay run: fork: %s\n", strerror(errno));
-            goto out;
-        }
-        setpgid(p, p);
-        bool stopped;
-        int st = supervise_note(p, 0, &stopped, name, cache);
-        if (stopped) {
-            fprintf(stderr, "staprelay run: interrupted while building\n");
-            rc = RUN_EXIT_OK;
-            goto out;
-        }
-        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || access(runbo.buf, R_OK) != 0) {
-            run_show_log(logfd, "stap");
-            fprintf(stderr, "staprelay run: building %s for the BPF runtime failed\n",
-                    s->bpf_path);
-            goto out;
-        }
-        /* cache it (copy through the shell keeps this short) */
-        const char *cargs[] = { runbo.buf, bo.buf, NULL };
-        char *r = sh_out("cp \"$1\" \"$2.tmp.$$\" && mv \"$2.tmp.$$\" \"$2\"", cargs);
-        free(r);
+        mkdirs(bod.buf);
+        setenv("SYSTEMTAP_DIR", home.buf, 1);
+        sb_printf(&r->runbo, "%s/%s.bo", r->tmpd.buf, r->name);
     }
-    if (access(runbo.buf, R_OK) != 0) {
-        const char *cargs[] = { bo.buf, runbo.buf, NULL };
-        char *r = sh_out("cp \"$1\" \"$2\"", cargs);
-        if (r == NULL) {
-            fprintf(stderr, "staprelay run: cannot copy %s\n", bo.buf);
-            goto out;
-        }
-        free(r);
-    }
+    sb_free(&home);
+    sb_free(&bod);
+    return rc;
+}
 
-    /* the RLIMIT_MEMLOCK shim, only where the limit cannot be raised */
-    const char *preload = NULL;
-    if (!memlock_ok()) {
-        strbuf src = STRBUF_INIT;
-        sb_printf(&src, "%s/memlock_shim.c", c->dir);
-        sb_printf(&shim, "%s/memlock_shim.so", cache);
-        if (newer(src.buf, shim.buf)) {
-            char *cc = run_which("cc");
-            if (cc == NULL) {
-                fprintf(stderr, "staprelay run: RLIMIT_MEMLOCK cannot be raised here "
-                        "(no CAP_SYS_RESOURCE) and stapbpf insists: building the shim "
-                        "%s needs cc (apt-get install gcc)\n", src.buf);
-                sb_free(&src);
-                goto out;
-            }
-            free(cc);
-            const char *cargs[] = { shim.buf, src.buf, NULL };
-            char *r = sh_out("cc -shared -fPIC -O2 -o \"$1.tmp.$$\" \"$2\" -ldl && "
-                             "mv \"$1.tmp.$$\" \"$1\"", cargs);
-            if (r == NULL) {
-                fprintf(stderr, "staprelay run: cannot build %s from %s\n", shim.buf, src.buf);
-                sb_free(&src);
-                goto out;
-            }
-            free(r);
-        }
-        sb_free(&src);
-        preload = shim.buf;
-        fprintf(stderr, "staprelay run: RLIMIT_MEMLOCK cannot be raised here (no "
-                "CAP_SYS_RESOURCE): preloading the shim for stapbpf\n");
-    }
-
+/* stap -p4 in TMPD, as a child we can interrupt, then the cache gets a
+ * copy.  0, 1 when Ctrl-C stopped it, -1 when it failed (said). */
+static int bpf_build(bpf_run *r)
+{
     const char *argv[16];
     size_t k = 0;
-    argv[k++] = "stapbpf";
-    k = add_target(argv, k, o, &pid);
-    argv[k++] = runbo.buf;
+    argv[k++] = "stap";
+    argv[k++] = "--runtime=bpf";
+    if (r->kb.tree) {
+        argv[k++] = "-r";
+        argv[k++] = r->kb.tree;
+    }
+    argv[k++] = "-p4";
+    argv[k++] = "-m";
+    argv[k++] = r->name;
+    argv[k++] = r->s->bpf_path;
     argv[k] = NULL;
-    print_argv("running", (char *const *)argv, preload);
-    struct passwd *pw = getpwuid(geteuid());
-    sb_printf(&fifo, "/var/tmp/systemtap-%s/%s", pw ? pw->pw_name : "root", name);
-    strbuf files = STRBUF_INIT;
-    sb_printf(&files, "%s (FIFOs; the PMDA's default stap_roots, /var/tmp/systemtap-*, "
-              "cover them)", fifo.buf);
-    where(name, files.buf);
-    sb_free(&files);
-    /* stapbpf 4.8 can leave its module's directory, even its FIFOs,
-     * behind when it stops, and then refuses the next start ("making
-     * procfs fifos. File exists"): what a gone stapbpf left goes, never
-     * a running one's (one rule: stap/bpf-leftovers.sh). */
-    bpf_leftovers_remove(c, fifo.buf, name);
-    /* only stapbpf's output from here on */
-    if (logfd >= 0 && (lseek(logfd, 0, SEEK_SET) != 0 || ftruncate(logfd, 0) != 0)) {
-        close(logfd);
-        logfd = run_tmp_log("run");
-    }
-    run_spawn_opts so = {.in = -1, .out = logfd, .err = logfd, .extra_fd = -1, .preload = preload,
-                         .sigpipe_ignored = true};
-    pid_t p = run_spawn((char *const *)argv, &so);
+    print_argv("building (the first build of a script takes a minute)",
+               (char *const *)argv, NULL);
+    child_spawn_opts so = {.in = -1, .out = r->logfd, .err = r->logfd, .extra_fd = -1,
+                           .cwd = r->tmpd.buf, .sigpipe_ignored = true};
+    pid_t p = child_spawn((char *const *)argv, &so);
     if (p < 0) {
-        fprintf(stderr, "staprelay run: cannot start stapbpf: %s\n", strerror(errno));
-        goto out;
+        fprintf(stderr, "staprelay run: fork: %s\n", strerror(errno));
+        return -1;
     }
-    double deadline = o->duration > 0 ? run_now() + o->duration : 0;
-    /* report when the FIFOs are there */
+    bool stopped;
+    int st = supervise_note(p, 0, &stopped, r->name, r->cache);
+    if (stopped) {
+        fprintf(stderr, "staprelay run: interrupted while building\n");
+        return 1;
+    }
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || access(r->runbo.buf, R_OK) != 0) {
+        child_show_log(r->logfd, "stap");
+        fprintf(stderr, "staprelay run: building %s for the BPF runtime failed\n",
+                r->s->bpf_path);
+        return -1;
+    }
+    /* cache it (copy through the shell keeps this short) */
+    const char *cargs[] = { r->runbo.buf, r->bo.buf, NULL };
+    free(sh_out("cp \"$1\" \"$2.tmp.$$\" && mv \"$2.tmp.$$\" \"$2\"", cargs));
+    return 0;
+}
+
+/* NAME.bo in TMPD: from the cache, else built.  As bpf_build. */
+static int bpf_object(bpf_run *r)
+{
+    if (access(r->bo.buf, R_OK) == 0) {
+        fprintf(stderr, "staprelay run: using the cached BPF build %s\n", r->bo.buf);
+    } else {
+        int b = bpf_build(r);
+        if (b != 0)
+            return b;
+    }
+    if (access(r->runbo.buf, R_OK) != 0) {
+        const char *cargs[] = { r->bo.buf, r->runbo.buf, NULL };
+        char *out = sh_out("cp \"$1\" \"$2\"", cargs);
+        if (out == NULL) {
+            fprintf(stderr, "staprelay run: cannot copy %s\n", r->bo.buf);
+            return -1;
+        }
+        free(out);
+    }
+    return 0;
+}
+
+/* The RLIMIT_MEMLOCK shim, only where the limit cannot be raised: 0
+ * with *preload its path (or NULL: not needed), -1 when it cannot be
+ * built (said). */
+static int memlock_preload(bpf_run *r, const char **preload)
+{
+    *preload = NULL;
+    if (memlock_ok())
+        return 0;
+    strbuf src = STRBUF_INIT;
+    sb_printf(&src, "%s/memlock_shim.c", r->c->dir);
+    sb_printf(&r->shim, "%s/memlock_shim.so", r->cache);
+    int rc = 0;
+    if (newer(src.buf, r->shim.buf)) {
+        char *cc = child_which("cc");
+        const char *cargs[] = { r->shim.buf, src.buf, NULL };
+        char *out = NULL;
+        if (cc == NULL) {
+            fprintf(stderr, "staprelay run: RLIMIT_MEMLOCK cannot be raised here "
+                    "(no CAP_SYS_RESOURCE) and stapbpf insists: building the shim "
+                    "%s needs cc (apt-get install gcc)\n", src.buf);
+            rc = -1;
+        } else if ((out = sh_out("cc -shared -fPIC -O2 -o \"$1.tmp.$$\" \"$2\" -ldl && "
+                                 "mv \"$1.tmp.$$\" \"$1\"", cargs)) == NULL) {
+            fprintf(stderr, "staprelay run: cannot build %s from %s\n", r->shim.buf, src.buf);
+            rc = -1;
+        }
+        free(out);
+        free(cc);
+    }
+    sb_free(&src);
+    if (rc != 0)
+        return rc;
+    *preload = r->shim.buf;
+    fprintf(stderr, "staprelay run: RLIMIT_MEMLOCK cannot be raised here (no "
+            "CAP_SYS_RESOURCE): preloading the shim for stapbpf\n");
+    return 0;
+}
+
+/* Say "loaded" once stapbpf's FIFOs are there (up to 10 s). */
+static void say_loaded(pid_t p, const char *fifo, const run_opts *o)
+{
     strbuf data = STRBUF_INIT;
-    sb_printf(&data, "%s/data.json", fifo.buf);
+    sb_printf(&data, "%s/data.json", fifo);
     for (int i = 0; i < 100; i++) {
         struct stat st;
         if (stat(data.buf, &st) == 0 && S_ISFIFO(st.st_mode)) {
@@ -706,49 +642,103 @@ int run_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
                     "running for the duration (Ctrl-C stops it earlier)" : "running until Ctrl-C");
             break;
         }
-        if (waitpid(p, NULL, WNOHANG) != 0 || run_stop_requested())
+        if (waitpid(p, NULL, WNOHANG) != 0 || child_stop_requested())
             break;
         usleep(100000);
     }
     sb_free(&data);
+}
+
+/* stapbpf NAME.bo until the run ends.  Returns the run's status. */
+static int bpf_stapbpf(bpf_run *r, const run_opts *o, const char *preload)
+{
+    strbuf pid = STRBUF_INIT, fifo = STRBUF_INIT, files = STRBUF_INIT;
+    const char *argv[16];
+    size_t k = 0;
+    argv[k++] = "stapbpf";
+    k = add_target(argv, k, o, &pid);
+    argv[k++] = r->runbo.buf;
+    argv[k] = NULL;
+    print_argv("running", (char *const *)argv, preload);
+    struct passwd *pw = getpwuid(geteuid());
+    sb_printf(&fifo, "/var/tmp/systemtap-%s/%s", pw ? pw->pw_name : "root", r->name);
+    sb_printf(&files, "%s (FIFOs; the PMDA's default stap_roots, /var/tmp/systemtap-*, "
+              "cover them)", fifo.buf);
+    where(r->name, files.buf);
+    sb_free(&files);
+    /* stapbpf 4.8 can leave its module's directory, even its FIFOs,
+     * behind when it stops, and then refuses the next start ("making
+     * procfs fifos. File exists"): what a gone stapbpf left goes, never
+     * a running one's (one rule: stap/bpf-leftovers.sh). */
+    bpf_leftovers_remove(r->c, fifo.buf, r->name);
+    /* only stapbpf's output from here on */
+    if (r->logfd >= 0 && (lseek(r->logfd, 0, SEEK_SET) != 0 || ftruncate(r->logfd, 0) != 0)) {
+        close(r->logfd);
+        r->logfd = child_tmp_log("run");
+    }
+    child_spawn_opts so = {.in = -1, .out = r->logfd, .err = r->logfd, .extra_fd = -1,
+                           .preload = preload, .sigpipe_ignored = true};
+    pid_t p = child_spawn((char *const *)argv, &so);
+    int rc = RUN_EXIT_FAILED;
+    if (p < 0) {
+        fprintf(stderr, "staprelay run: cannot start stapbpf: %s\n", strerror(errno));
+        goto out;
+    }
+    double deadline = o->duration > 0 ? child_now() + o->duration : 0;
+    say_loaded(p, fifo.buf, o);
     bool stopped;
     int st = supervise(p, deadline, &stopped);
     if (stopped || (WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
         rc = RUN_EXIT_OK;
-        bpf_leftovers_remove(c, fifo.buf, name);    /* (above) */
+        bpf_leftovers_remove(r->c, fifo.buf, r->name);    /* (above) */
         fprintf(stderr, "staprelay run: stopped; stapbpf removed %s\n", fifo.buf);
     } else {
-        run_show_log(logfd, "stapbpf");
-        if (log_has(logfd, "Operation not permitted") || log_has(logfd, "ermission denied"))
+        child_show_log(r->logfd, "stapbpf");
+        if (log_has(r->logfd, "Operation not permitted") || log_has(r->logfd, "ermission denied"))
             fprintf(stderr, "staprelay run: the kernel refused the BPF programs "
                     "(BPF permission: root with CAP_BPF/CAP_SYS_ADMIN, "
                     "kernel.unprivileged_bpf_disabled, lockdown)\n");
         fprintf(stderr, "staprelay run: stapbpf failed (%s %d)\n",
                 WIFEXITED(st) ? "exit" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-        bpf_leftovers_remove(c, fifo.buf, name);    /* a dead one's FIFOs */
+        bpf_leftovers_remove(r->c, fifo.buf, r->name);    /* a dead one's FIFOs */
     }
 out:
-    if (runbo.len) {
-        unlink(runbo.buf);
-    }
-    if (tmpd.len && strstr(tmpd.buf, "XXXXXX") == NULL) {
-        const char *rargs[] = { tmpd.buf, NULL };
-        char *r = sh_out("rm -rf \"$1\"", rargs);
-        free(r);
-    }
-    if (logfd >= 0)
-        close(logfd);
-    free(cache);
-    free(kb.line);
-    free(key);
-    sb_free(&home);
-    sb_free(&bo);
-    sb_free(&shim);
-    sb_free(&tmpd);
-    sb_free(&runbo);
     sb_free(&fifo);
     sb_free(&pid);
-    sb_free(&btapset);
-    free(sargs);
+    return rc;
+}
+
+int backend_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *o,
+                     const char *name, const run_env *e)
+{
+    (void)e;
+    bpf_run r = { .c = c, .s = s, .name = name, .bo = STRBUF_INIT, .tmpd = STRBUF_INIT,
+                  .runbo = STRBUF_INIT, .shim = STRBUF_INIT, .logfd = -1 };
+    int rc = RUN_EXIT_FAILED;
+    r.cache = cache_made(c);
+    if (r.cache == NULL || bpf_prepare(&r) != 0)
+        goto out;
+    r.logfd = child_tmp_log("run");
+    int built = bpf_object(&r);
+    const char *preload = NULL;
+    if (built > 0)
+        rc = RUN_EXIT_OK;                  /* interrupted while building */
+    else if (built == 0 && memlock_preload(&r, &preload) == 0)
+        rc = bpf_stapbpf(&r, o, preload);
+out:
+    if (r.runbo.len)
+        unlink(r.runbo.buf);
+    if (r.tmpd.len) {
+        const char *rargs[] = { r.tmpd.buf, NULL };
+        free(sh_out("rm -rf \"$1\"", rargs));
+    }
+    if (r.logfd >= 0)
+        close(r.logfd);
+    free(r.cache);
+    free(r.kb.line);
+    sb_free(&r.bo);
+    sb_free(&r.tmpd);
+    sb_free(&r.runbo);
+    sb_free(&r.shim);
     return rc;
 }
