@@ -354,6 +354,23 @@ static bool perf_jit_dso(span dso)
     return false;
 }
 
+/* A DSO with blanks or parentheses in it ("(/home/a b/app)", perf's
+ * "(/lib/x.so (deleted))"), which the usual rule (and
+ * stackcollapse-perf.pl's \S*) cuts or drops: the " (" that opens the
+ * line's last parenthesised group, parentheses counted from the closing
+ * ')'.  rest.n when there is none. */
+static size_t balanced_open(span rest)
+{
+    int depth = 0;
+    for (size_t k = rest.n; k-- > 1;) {
+        if (rest.s[k] == ')')
+            depth++;
+        else if (rest.s[k] == '(' && --depth == 0)
+            return rest.s[k - 1] == ' ' ? k : rest.n;
+    }
+    return rest.n;
+}
+
 /* line := HEXPC blanks FUNC ["+0x" HEX] " (" DSO ")" */
 static bool parse_perf(span l, frame_line *fl)
 {
@@ -374,6 +391,11 @@ static bool parse_perf(span l, frame_line *fl)
             break;
         }
         end = k;
+    }
+    if (open == rest.n || memchr(rest.s + open, ')', rest.n - 1 - open) != NULL) {
+        size_t b = balanced_open(rest);   /* blanks, or "(x (deleted))" */
+        if (b != rest.n)
+            open = b;
     }
     if (open == rest.n)
         return false;

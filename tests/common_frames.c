@@ -73,7 +73,6 @@ START_TEST(not_frame_lines)
         "0xffffffff8103ce3b : ",                    /* an address and nothing */
         "@@@ this is not a frame !!!",
         "sh  8037 19621.794808:     250000 cpu-clock:ppp: ",   /* a perf header */
-        "\t  7f12 foo(int) bar (/usr/lib/x y.so)",  /* a DSO never holds blanks */
         "hello world (x)",                          /* the PC is hex */
         "a;b 12",                                   /* folded */
         "",
@@ -194,9 +193,9 @@ START_TEST(wordwise_scans_every_offset)
                 ck_assert_mem_eq(out.buf + 1, want, len);
                 sb_free(&out);
             }
-    /* the DSO after " (" holds no blank: one there (any position) makes
-     * the line no perf frame; a '(' inside the DSO is no opening */
-    for (size_t at = 0; at < 30; at++) {
+    /* a blank in the DSO (any position: a path with a space) is part of
+     * it, the parentheses balanced; a '(' inside the DSO is no opening */
+    for (size_t at = 1; at < 30; at++) {
         char line[96], dso[40];
         memset(dso, 'd', 30);
         dso[30] = '\0';
@@ -204,15 +203,33 @@ START_TEST(wordwise_scans_every_offset)
         dso[at] = at % 3 == 0 ? '\t' : at % 3 == 1 ? ' ' : '\v';
         snprintf(line, sizeof line, "\t 4005d6 main+0x10 (%s)", dso);
         frame_line fl;
-        ck_assert_msg(!frame_parse(line, strlen(line), &fl) || fl.kind != FRAME_PERF
-                          || fl.module_len < 30,
-                      "a blank in the DSO at %zu was taken into it", at);
+        ck_assert_msg(frame_parse(line, strlen(line), &fl) && fl.kind == FRAME_PERF,
+                      "a blank in the DSO at %zu", at);
+        ck_assert_uint_eq(fl.module_len, 30);
+        ck_assert_mem_eq(fl.module, dso, 30);
+        ck_assert_uint_eq(fl.name_len, 4);
         dso[at] = '(';
         snprintf(line, sizeof line, "\t 4005d6 main+0x10 (%s)", dso);
         ck_assert(frame_parse(line, strlen(line), &fl));
         ck_assert_int_eq(fl.kind, FRAME_PERF);
         ck_assert_uint_eq(fl.module_len, 30);
         ck_assert_uint_eq(fl.name_len, 4);
+    }
+    /* perf's "(deleted)" inside the DSO's parentheses, a spaced path */
+    static const char *const spaced[][3] = {
+        {"\t7f00 f+0x1 (/lib/libx.so (deleted))", "f", "/lib/libx.so (deleted)"},
+        {"\t4005d6 hot_multiply+0x10 (/tmp/fresh co/hot)", "hot_multiply", "/tmp/fresh co/hot"},
+        {"\t4005d6 a (b)+0x1 (/x y/z)", "a (b)", "/x y/z"},
+        {"\t  7f12 foo(int) bar (/usr/lib/x y.so)", "foo(int) bar", "/usr/lib/x y.so"},
+    };
+    for (size_t i = 0; i < sizeof spaced / sizeof spaced[0]; i++) {
+        frame_line fl;
+        ck_assert_msg(frame_parse(spaced[i][0], strlen(spaced[i][0]), &fl), "%s", spaced[i][0]);
+        ck_assert_int_eq(fl.kind, FRAME_PERF);
+        ck_assert_uint_eq(fl.name_len, strlen(spaced[i][1]));
+        ck_assert_mem_eq(fl.name, spaced[i][1], fl.name_len);
+        ck_assert_uint_eq(fl.module_len, strlen(spaced[i][2]));
+        ck_assert_mem_eq(fl.module, spaced[i][2], fl.module_len);
     }
 }
 END_TEST
