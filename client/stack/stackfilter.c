@@ -145,8 +145,12 @@ static bool compile(stackfilter *f, int which, const char *pat, strbuf *err)
         return true;
     strbuf why = STRBUF_INIT;
     if (!pattern_ok(pat, &why)) {
-        sb_printf(err, "%s: bad regex '%s': %s", re_option[which], pat,
-                  why.buf);
+        if (strlen(pat) > STACKFILTER_MAX_PATTERN)   /* not echoed whole */
+            sb_printf(err, "%s: bad regex '%.40s...': %s", re_option[which],
+                      pat, why.buf);
+        else
+            sb_printf(err, "%s: bad regex '%s': %s", re_option[which], pat,
+                      why.buf);
         sb_free(&why);
         return false;
     }
