@@ -738,9 +738,15 @@ static bool watch_and_copy(web_metrics *m, int si, const char *name,
         pthread_cond_signal(&m->wake);      /* a first value soon */
     }
     w->asked_s = mono_s();
+    /* a counter's first rate in the window needs the point before it */
+    bool rate = d->sem == PM_SEM_COUNTER;
     for (size_t k = 0; k < w->n; k++) {
         size_t at = (w->head + w->cap - w->n + k) % w->cap;
-        if (!pcp_window_holds(lo, hi, w->t_ns[at]))
+        size_t next = (at + 1) % w->cap;
+        bool before = rate && lo != INT64_MIN && k + 1 < w->n
+                      && w->t_ns[at] < lo
+                      && pcp_window_holds(lo, hi, w->t_ns[next]);
+        if (!before && !pcp_window_holds(lo, hi, w->t_ns[at]))
             continue;
         double *row = series_row(out);
         out->t_ns[out->n] = w->t_ns[at];
