@@ -29,6 +29,8 @@ typedef struct msource {
     bool            archive;
     pthread_mutex_t lock;      /* qctx and everything done with it */
     int             qctx;      /* queries, archive reads, stores; -1: none */
+    bool            broken;    /* live: the last call on qctx failed with
+                                * no PCP answer: reconnect before the next */
     int             fctx;      /* the fetch thread's own; -1: none */
 } msource;
 
@@ -117,8 +119,11 @@ static bool name_ok(const char *s, bool empty_ok)
 static int use_qctx(msource *s, strbuf *why)
 {
     if (s->qctx >= 0) {
-        if (pmUseContext(s->qctx) >= 0)
+        if (pmUseContext(s->qctx) >= 0) {
+            if (s->broken && pmReconnectContext(s->qctx) >= 0)
+                s->broken = false;
             return s->qctx;
+        }
         pmDestroyContext(s->qctx);
         s->qctx = -1;
     }
@@ -179,6 +184,13 @@ static void rate_units(strbuf *sb, const pmUnits *u)
     sb_printf(sb, "%s%s/ sec", base, *base ? " " : "");
 }
 
+/* A PMAPI status that says the connection, not the request, failed. */
+static bool lost(int sts)
+{
+    return sts == PM_ERR_IPC || sts == PM_ERR_TIMEOUT || sts == -ECONNRESET
+           || sts == -EPIPE || sts == -ECONNREFUSED || sts == PM_ERR_NOCONTEXT;
+}
+
 /* M's pmID and descriptor in the current context: 0, or an HTTP status
  * after the reply (404 unknown, 400 not numeric, 502 otherwise). */
 static int lookup(const char *name, const char *where, pmID *pmid,
@@ -195,6 +207,8 @@ static int lookup(const char *name, const char *where, pmID *pmid,
                         where);
         if (!unknown)
             sb_printf(&rp->body, "(%s)\n", pmErrStr(sts));
+        if (lost(sts))
+            rp->status = 502;
         return rp->status;
     }
     if ((sts = pmLookupDesc(*pmid, desc)) < 0) {
@@ -286,6 +300,11 @@ void api_pmns(void *arg, const web_request *rq, web_reply *rp)
         goto out;
     }
     int sts = pmTraversePMNS_r(prefix, walk_name, &w);
+    if (lost(sts)) {
+        s->broken = !s->archive;
+        web_reply_error(rp, 502, "%s: %s", s->spec, pmErrStr(sts));
+        goto out;
+    }
     if (sts < 0 || w.n == 0) {
         web_reply_error(rp, 404, "no metric named or below '%s' on %s%s%s",
                         prefix, s->spec, sts < 0 ? ": " : "",
@@ -635,7 +654,7 @@ static void fetch_round(web_metrics *m)
         pmHighResResult *res = NULL;
         if (sts >= 0) {
             sts = pmFetchHighRes(n, ids, &res);
-            if (sts < 0 && sts != PM_ERR_IPC)
+            if (sts < 0)        /* pmcd gone: libpcp's back-off decides */
                 pmReconnectContext(s->fctx);
         }
         pthread_mutex_lock(&m->lock);
@@ -890,6 +909,7 @@ void api_values(void *arg, const web_request *rq, web_reply *rp)
     }
     sb_free(&why);
     if (lookup(metric, s->spec, &pmid, &d, rp) != 0) {
+        s->broken = rp->status == 502 && !s->archive;
         pthread_mutex_unlock(&s->lock);
         return;
     }
@@ -1093,6 +1113,8 @@ void api_run(void *arg, const web_request *rq, web_reply *rp)
         sts = 1;
     else
         sts = store_run(req.buf, &ans, &why);
+    if (lost(sts))
+        s->broken = true;
     pthread_mutex_unlock(&s->lock);
     if (sts == 1) {
         web_reply_error(rp, 502, "%s", why.buf);
@@ -1104,7 +1126,8 @@ void api_run(void *arg, const web_request *rq, web_reply *rp)
     bool accepted = sts >= 0 && strncmp(ans.buf ? ans.buf : "", acc,
                                         strlen(acc)) == 0;
     rp->status = accepted ? 200 : sts == PM_ERR_PERMISSION ? 403
-                 : sts == -EBUSY ? 503 : sts < 0 ? 400 : 502;
+                 : sts == -EBUSY ? 503 : lost(sts) ? 502 : sts < 0 ? 400
+                 : 502;
     rp->content_type = "application/json";
     sb_adds(&rp->body, "{\"host\":");
     json_str(&rp->body, s->host ? s->host : s->spec);
