@@ -19,6 +19,13 @@
 #include "common/xalloc.h"
 
 #define RUN_METRIC "staprelay.control.run"
+
+/* libpcp's text of an error, a type, units, in a buffer of the calling
+ * block (the plain pmErrStr & co. share one static buffer between the
+ * handler threads and the fetch thread) */
+#define ERR_STR(e)    pmErrStr_r((e), (char[PM_MAXERRMSGLEN]){ 0 }, PM_MAXERRMSGLEN)
+#define TYPE_STR(t)   pmTypeStr_r((t), (char[32]){ 0 }, 32)
+#define UNITS_STR(u)  pmUnitsStr_r((u), (char[96]){ 0 }, 96)
 #define MAX_NAME 255               /* bytes of a metric name or prefix */
 
 /* ---- sources ------------------------------------------------------------------- */
@@ -131,7 +138,7 @@ static int use_qctx(msource *s, strbuf *why)
                          s->spec);
     if (c < 0) {
         sb_printf(why, "cannot connect to %s%s: %s", s->archive
-                  ? "archive " : "pmcd on ", s->spec, pmErrStr(c));
+                  ? "archive " : "pmcd on ", s->spec, ERR_STR(c));
         return -1;
     }
     s->qctx = c;
@@ -180,7 +187,7 @@ static const char *semantics_name(int sem)
 /* "count / sec" and the like: what a counter's rate is in. */
 static void rate_units(strbuf *sb, const pmUnits *u)
 {
-    const char *base = pmUnitsStr(u);
+    const char *base = UNITS_STR(u);
     sb_printf(sb, "%s%s/ sec", base, *base ? " " : "");
 }
 
@@ -206,19 +213,19 @@ static int lookup(const char *name, const char *where, pmID *pmid,
                         : unknown ? "no such metric on" : "lookup failed on",
                         where);
         if (!unknown)
-            sb_printf(&rp->body, "(%s)\n", pmErrStr(sts));
+            sb_printf(&rp->body, "(%s)\n", ERR_STR(sts));
         if (lost(sts))
             rp->status = 502;
         return rp->status;
     }
     if ((sts = pmLookupDesc(*pmid, desc)) < 0) {
         web_reply_error(rp, 502, "%s: no descriptor on %s: %s", name, where,
-                        pmErrStr(sts));
+                        ERR_STR(sts));
         return 502;
     }
     if (!numeric(desc->type)) {
         web_reply_error(rp, 400, "%s is not numeric (type %s): only numeric "
-                        "metrics are charted", name, pmTypeStr(desc->type));
+                        "metrics are charted", name, TYPE_STR(desc->type));
         return 400;
     }
     return 0;
@@ -302,13 +309,13 @@ void api_pmns(void *arg, const web_request *rq, web_reply *rp)
     int sts = pmTraversePMNS_r(prefix, walk_name, &w);
     if (lost(sts)) {
         s->broken = !s->archive;
-        web_reply_error(rp, 502, "%s: %s", s->spec, pmErrStr(sts));
+        web_reply_error(rp, 502, "%s: %s", s->spec, ERR_STR(sts));
         goto out;
     }
     if (sts < 0 || w.n == 0) {
         web_reply_error(rp, 404, "no metric named or below '%s' on %s%s%s",
                         prefix, s->spec, sts < 0 ? ": " : "",
-                        sts < 0 ? pmErrStr(sts) : "");
+                        sts < 0 ? ERR_STR(sts) : "");
         goto out;
     }
     qsort(w.names, w.n, sizeof *w.names, cmp_str);
@@ -328,8 +335,8 @@ void api_pmns(void *arg, const web_request *rq, web_reply *rp)
         sb_adds(&list, count++ ? ",\n{\"name\":" : "\n{\"name\":");
         json_str(&list, w.names[i]);
         sb_printf(&list, ",\"type\":\"%s\",\"semantics\":\"%s\",\"units\":",
-                  pmTypeStr(d.type), semantics_name(d.sem));
-        json_str(&list, pmUnitsStr(&d.units));
+                  TYPE_STR(d.type), semantics_name(d.sem));
+        json_str(&list, UNITS_STR(&d.units));
         if (d.sem == PM_SEM_COUNTER) {
             strbuf ru = STRBUF_INIT;
             rate_units(&ru, &d.units);
@@ -461,13 +468,13 @@ static void values_json(strbuf *sb, const char *metric, const msource *src,
     sb_adds(sb, ",\"host\":");
     json_str(sb, src->host ? src->host : src->spec);
     sb_printf(sb, ",\"live\":%s,\"type\":\"%s\",\"semantics\":\"%s\","
-              "\"units\":", live ? "true" : "false", pmTypeStr(d->type),
+              "\"units\":", live ? "true" : "false", TYPE_STR(d->type),
               semantics_name(d->sem));
     strbuf u = STRBUF_INIT;
     if (rate)
         rate_units(&u, &d->units);
     else
-        sb_adds(&u, pmUnitsStr(&d->units));
+        sb_adds(&u, UNITS_STR(&d->units));
     json_str(sb, u.buf);
     sb_free(&u);
     sb_printf(sb, ",\"rate\":%s", rate ? "true" : "false");
@@ -664,13 +671,13 @@ static void fetch_round(web_metrics *m)
                 continue;
             if (sts < 0) {
                 snprintf(w->error, sizeof w->error, "fetch: %s",
-                         pmErrStr(sts));
+                         ERR_STR(sts));
                 continue;
             }
             const pmValueSet *vs = res->vset[i];
             if (vs->numval < 0) {
                 snprintf(w->error, sizeof w->error, "%s",
-                         pmErrStr(vs->numval));
+                         ERR_STR(vs->numval));
                 continue;
             }
             w->error[0] = '\0';
@@ -1043,7 +1050,7 @@ static int store_run(const char *req, strbuf *ans, strbuf *why)
     int sts = pmLookupName(1, names, &pmid);
     if (sts < 0 || pmid == PM_ID_NULL || pmLookupDesc(pmid, &d) < 0) {
         sb_printf(why, "no %s there (is pmdastaprelay installed, with runs "
-                  "enabled?): %s", RUN_METRIC, pmErrStr(sts < 0 ? sts
+                  "enabled?): %s", RUN_METRIC, ERR_STR(sts < 0 ? sts
                                                         : PM_ERR_NAME));
         return 1;
     }
@@ -1077,7 +1084,7 @@ static int store_run(const char *req, strbuf *ans, strbuf *why)
         }
         pmFreeResult(r);
     }
-    sb_printf(why, "%s", store < 0 ? pmErrStr(store) : "stored");
+    sb_printf(why, "%s", store < 0 ? ERR_STR(store) : "stored");
     return store;
 }
 
