@@ -1,6 +1,7 @@
 /* Suite: client/web/httpd: the HTTP layer on a real socket (libmicrohttpd
  * on 127.0.0.1, a free port) with a raw client -- the page and routes
- * served, traversal and encoded slashes refused before any handler, 405,
+ * served, traversal and encoded slashes refused before any handler, a
+ * Host that is not the loopback server's 403 (DNS rebinding), 405,
  * 413 for a long URL and for a body over 64 KiB on a POST route, POST
  * bodies handed over whole; SSE: events reach a reading client, a client
  * that never reads loses the oldest (counted) while httpd_sse_send never
@@ -72,11 +73,29 @@ static char *read_all(int fd, size_t max)
 static char *request(const httpd *h, const char *req, size_t len);
 #define request_s(h, req) request((h), (req), strlen(req))
 
+/* "Host: t" in the tests' requests stands for the server's own name
+ * (a loopback server refuses other names: DNS rebinding). */
+static void send_req(const httpd *h, int fd, const char *req, size_t len)
+{
+    const char *t = memmem(req, len, "Host: t\r\n", 9);
+    if (t == NULL) {
+        send_all(fd, req, len);
+        return;
+    }
+    const char *u = httpd_url(h) + strlen("http://");
+    char host[96];
+    int n = snprintf(host, sizeof host, "Host: %.*s\r\n",
+                     (int)(strlen(u) - 1), u);
+    send_all(fd, req, (size_t)(t - req));
+    send_all(fd, host, (size_t)n);
+    send_all(fd, t + 9, len - (size_t)(t - req) - 9);
+}
+
 /* One request on its own connection; the whole answer. */
 static char *request(const httpd *h, const char *req, size_t len)
 {
     int fd = dial(h, 0);
-    send_all(fd, req, len);
+    send_req(h, fd, req, len);
     shutdown(fd, SHUT_WR);
     char *r = read_all(fd, 1 << 20);
     close(fd);
@@ -156,9 +175,22 @@ START_TEST(paths_and_methods)
                   "Connection: close\r\n\r\n");
     ck_assert_ptr_nonnull(strstr(r, "\r\n\r\nGET /api/echo a=1 b=x y a=A"));
     free(r);
+    /* a name that is not the server's: another site's page (DNS
+     * rebinding) */
+    r = request_s(h, "GET /api/echo HTTP/1.1\r\nHost: evil.example\r\n"
+                  "Connection: close\r\n\r\n");
+    ck_assert_int_eq(status_of(r), 403);
+    free(r);
+    char lh[128];
+    snprintf(lh, sizeof lh, "GET /api/echo HTTP/1.1\r\nHost: localhost:%d"
+             "\r\nConnection: close\r\n\r\n", port_of(h));
+    r = request_s(h, lh);
+    ck_assert_int_eq(status_of(r), 200);
+    free(r);
+    ck_assert_int_eq(handled, 3);
     httpd_stats st;
     httpd_get_stats(h, &st);
-    ck_assert_uint_ge(st.refused, 15);
+    ck_assert_uint_ge(st.refused, 16);
     httpd_free(h);
 }
 END_TEST
@@ -226,10 +258,10 @@ START_TEST(sse_bounded)
     httpd *h = start();
     const char *req = "GET /api/stream HTTP/1.1\r\nHost: t\r\n\r\n";
     int slow = dial(h, 4096);        /* never reads */
-    send_all(slow, req, strlen(req));
+    send_req(h, slow, req, strlen(req));
     ck_assert(wait_stat(h, 1));
     int fast = dial(h, 0);
-    send_all(fast, req, strlen(req));
+    send_req(h, fast, req, strlen(req));
     ck_assert(wait_stat(h, 2));
     /* 20 MiB of events: far more than the slow client's queue and the
      * kernel's buffers; the sender never waits for it */
