@@ -168,11 +168,20 @@ static void read_files(collector *c)
     }
 }
 
+/* pcp_input's notices (a metric waited for, a source gone or back, a
+ * run's state): the page's too */
+static void on_notice(void *arg, const char *text)
+{
+    say(arg, "%s", text);
+}
+
 static void read_pcp(collector *c)
 {
     const cmd_opts *o = c->o;
     pcp_options po = o->pcp;
     po.progress = false;
+    po.on_notice = on_notice;
+    po.hook_arg = c;
     bool live = po.nhosts > 0;
     if (live) {
         po.on_stack = on_stack;
