@@ -1040,20 +1040,46 @@ out:
     return ok;
 }
 
+/* The PMDA's count of run requests (every client's), or -1. */
+static long run_requests(void)
+{
+    const char *names[1] = { "staprelay.control.run_requests" };
+    pmID pmid;
+    pmDesc d;
+    pmResult *r = NULL;
+    long n = -1;
+    if (pmLookupName(1, names, &pmid) < 0 || pmLookupDesc(pmid, &d) < 0
+        || !numeric(d.type) || pmFetch(1, &pmid, &r) < 0)
+        return -1;
+    pmAtomValue v;
+    if (r->vset[0]->numval > 0
+        && pmExtractValue(r->vset[0]->valfmt, &r->vset[0]->vlist[0],
+                          d.type, &v, PM_TYPE_64) >= 0)
+        n = (long)v.ll;
+    pmFreeResult(r);
+    return n;
+}
+
 /* Store req into control.run in the current context, then fetch
- * control.run there: the store's status, the answer into ans. */
-static int store_run(const char *req, strbuf *ans, strbuf *why)
+ * control.run there: the store's status, the answer into ans.  A store
+ * pmcd's [access] rules refuse never reaches the PMDA: then (the PMDA's
+ * request count did not move) *pmcd_refused, and ans stays empty (what
+ * control.run reads is not an answer to this store). */
+static int store_run(const char *req, strbuf *ans, strbuf *why,
+                     bool *pmcd_refused)
 {
     const char *names[1] = { RUN_METRIC };
     pmID pmid;
     pmDesc d;
+    *pmcd_refused = false;
     int sts = pmLookupName(1, names, &pmid);
     if (sts < 0 || pmid == PM_ID_NULL || pmLookupDesc(pmid, &d) < 0) {
         sb_printf(why, "no %s there (is pmdastaprelay installed, with runs "
                   "enabled?): %s", RUN_METRIC, ERR_STR(sts < 0 ? sts
                                                         : PM_ERR_NAME));
-        return 1;
+        return lost(sts) ? sts : 1;
     }
+    long before = run_requests();
     pmResult *res = xcalloc(1, sizeof *res);
     pmValueSet *vs = xcalloc(1, sizeof *vs);
     res->numpmid = 1;
@@ -1073,6 +1099,11 @@ static int store_run(const char *req, strbuf *ans, strbuf *why)
     free(vb);
     free(vs);
     free(res);
+    sb_printf(why, "%s", store < 0 ? ERR_STR(store) : "stored");
+    if (store == PM_ERR_PERMISSION && before >= 0 && run_requests() == before) {
+        *pmcd_refused = true;
+        return store;
+    }
     pmResult *r = NULL;
     if (pmFetch(1, &pmid, &r) >= 0) {
         pmAtomValue v;
@@ -1084,7 +1115,6 @@ static int store_run(const char *req, strbuf *ans, strbuf *why)
         }
         pmFreeResult(r);
     }
-    sb_printf(why, "%s", store < 0 ? ERR_STR(store) : "stored");
     return store;
 }
 
@@ -1116,14 +1146,15 @@ void api_run(void *arg, const web_request *rq, web_reply *rp)
         goto out;
     pthread_mutex_lock(&s->lock);
     int sts;
+    bool pmcd_refused = false;
     if (use_qctx(s, &why) < 0)
         sts = 1;
     else
-        sts = store_run(req.buf, &ans, &why);
+        sts = store_run(req.buf, &ans, &why, &pmcd_refused);
     if (lost(sts))
         s->broken = true;
     pthread_mutex_unlock(&s->lock);
-    if (sts == 1) {
+    if (sts == 1 || (sts < 0 && lost(sts))) {
         web_reply_error(rp, 502, "%s", why.buf);
         goto out;
     }
@@ -1157,8 +1188,9 @@ void api_run(void *arg, const web_request *rq, web_reply *rp)
         json_str(&rp->body, ans.buf + strlen(ref));
     else {
         strbuf r = STRBUF_INIT;
-        sb_printf(&r, "%s%s", why.buf, sts == PM_ERR_PERMISSION
-                  ? " (pmcd's [access] rules refused the store)"
+        sb_printf(&r, "%s%s", why.buf, pmcd_refused
+                  ? " (pmcd's [access] rules refused the store: the PMDA "
+                    "never saw it)"
                   : sts >= 0 ? " (the PMDA gave no answer)" : "");
         json_str(&rp->body, r.buf);
         sb_free(&r);
