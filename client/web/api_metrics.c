@@ -612,6 +612,22 @@ static watched *find_watched(web_metrics *m, int src, pmID pmid)
     return NULL;
 }
 
+/* The pmID and descriptor of a metric watched under that name. */
+static bool watched_desc(web_metrics *m, int src, const char *name,
+                         pmID *pmid, pmDesc *d)
+{
+    bool found = false;
+    pthread_mutex_lock(&m->lock);
+    for (int i = 0; i < m->nwatch && !found; i++)
+        if (m->watch[i]->src == src && strcmp(m->watch[i]->name, name) == 0) {
+            *pmid = m->watch[i]->pmid;
+            *d = m->watch[i]->desc;
+            found = true;
+        }
+    pthread_mutex_unlock(&m->lock);
+    return found;
+}
+
 /* Drop the watched metrics nobody asked for in WEB_VALUES_IDLE_S (under
  * m->lock). */
 static void drop_idle(web_metrics *m, int64_t now, int64_t idle_s)
@@ -907,6 +923,16 @@ void api_values(void *arg, const web_request *rq, web_reply *rp)
     uint64_t dropped = 0;
     int64_t first, last, lo, hi;
     strbuf why = STRBUF_INIT;
+    if (!s->archive && watched_desc(m, si, metric, &pmid, &d)) {
+        /* watched already: the ring answers, pmcd need not (it may be
+         * down: the points held and the fetch error are the answer) */
+        live_span(m, &first, &last);
+        if (!window(rq, first, last, &lo, &hi, rp)
+            || !watch_and_copy(m, si, metric, pmid, &d, lo, hi, &out, error,
+                               sizeof error, &dropped, rp))
+            goto out;
+        goto answer;
+    }
     pthread_mutex_lock(&s->lock);
     if (use_qctx(s, &why) < 0) {
         pthread_mutex_unlock(&s->lock);
@@ -915,7 +941,14 @@ void api_values(void *arg, const web_request *rq, web_reply *rp)
         return;
     }
     sb_free(&why);
-    if (lookup(metric, s->spec, &pmid, &d, rp) != 0) {
+    int st = lookup(metric, s->spec, &pmid, &d, rp);
+    if (st == 502 && !s->archive && pmReconnectContext(s->qctx) >= 0) {
+        /* pmcd came back since the last request: once more */
+        sb_reset(&rp->body);
+        rp->status = 200;
+        st = lookup(metric, s->spec, &pmid, &d, rp);
+    }
+    if (st != 0) {
         s->broken = rp->status == 502 && !s->archive;
         pthread_mutex_unlock(&s->lock);
         return;
@@ -935,6 +968,7 @@ void api_values(void *arg, const web_request *rq, web_reply *rp)
                                sizeof error, &dropped, rp))
             goto out;
     }
+answer:
     rp->content_type = "application/json";
     values_json(&rp->body, metric, s, &d, &out, !s->archive, m->interval_s,
                 error, dropped);
@@ -1248,6 +1282,10 @@ web_metrics *web_metrics_new(const pcp_options *po, double interval_s,
         add_source(m, m->live ? po->hosts[i] : farm.specs[i], !m->live);
     farm_free(&farm);
     if (m->live) {
+        /* a pmcd that restarts is found again within a second or two, as
+         * the collector's are (libpcp's back-off, read once; set before
+         * any thread runs) */
+        setenv("PMCD_RECONNECT_TIMEOUT", "1", 0);
         if (pthread_create(&m->thread, NULL, fetch_thread, m) != 0) {
             sb_adds(err, "cannot start the metrics' fetch thread");
             web_metrics_free(m);
