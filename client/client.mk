@@ -32,17 +32,19 @@ $(PPROF_PB_C) $(PPROF_PB_H) &: $(PPROF_PROTO)
 $(foreach v,plain asan,$(patsubst %.c,build/$(v)/%.o,$(wildcard client/*/*.c) \
     $(wildcard tests/client_*.c) tests/check_main.c)): | $(PPROF_PB_H)
 
-# staprelay web's page (client/web/page/*, every file there, sorted):
-# scripts/embed.sh writes it into build/gen as the table web_assets
-# (client/util/embed.h, declared in client/web/assets.h).  Rewritten
-# when a file there changes, and when one comes or goes (the folder's
-# own time changes then).
+# staprelay web's page (every file below client/web/page, sub-folders
+# too, by their paths there, sorted bytewise): scripts/embed.sh writes it
+# into build/gen as the table web_assets (client/util/embed.h, declared
+# in client/web/assets.h).  Rewritten when a file there changes, and when
+# one comes or goes (its folder's time changes then).
 WEB_PAGE_DIR   := client/web/page
-WEB_PAGE_FILES := $(sort $(notdir $(wildcard $(WEB_PAGE_DIR)/*)))
+WEB_PAGE_FILES := $(shell cd $(WEB_PAGE_DIR) 2>/dev/null && find . -type f \
+                    ! -name '.*' | sed 's|^\./||' | LC_ALL=C sort)
+WEB_PAGE_DIRS  := $(shell find $(WEB_PAGE_DIR) -type d 2>/dev/null)
 WEB_ASSETS_C   := build/gen/client/web/assets.c
 CLIENT_SRCS += $(WEB_ASSETS_C)
 
-$(WEB_ASSETS_C): $(addprefix $(WEB_PAGE_DIR)/,$(WEB_PAGE_FILES)) $(WEB_PAGE_DIR) scripts/embed.sh
+$(WEB_ASSETS_C): $(addprefix $(WEB_PAGE_DIR)/,$(WEB_PAGE_FILES)) $(WEB_PAGE_DIRS) scripts/embed.sh
 	@mkdir -p $(dir $@)
 	scripts/embed.sh web_assets $(WEB_PAGE_DIR) $(WEB_PAGE_FILES) > $@.tmp
 	mv -f $@.tmp $@

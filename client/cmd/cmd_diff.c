@@ -223,8 +223,9 @@ int cmd_diff(int argc, char **argv)
             if (o.svg.title == NULL)
                 o.svg.title = o.elided ? "Elided Frames (one side only)"
                                        : "Differential Flame Graph";
-            inout_diff_note(subtitle_note, sizeof subtitle_note, o.svg.subtitle,
-                         o.svg.countname, scaled, o.absolute, t0, t1);
+            flamesvg_diff_note(subtitle_note, sizeof subtitle_note,
+                               o.svg.subtitle, o.svg.countname, scaled,
+                               o.absolute, t0, t1);
             o.svg.subtitle = subtitle_note;
             flamesvg_tree_options(&o.svg, &fo);
             flametree *t = flametree_build(tab, &fo);

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "client/cmd/inout.h"
 #include "client/input/pcp_input.h"
 #include "client/render/flamesvg.h"
 #include "client/render/folded_out.h"
@@ -565,7 +564,7 @@ void api_diff_svg(void *arg, const web_request *rq, web_reply *rp)
          * subtitle saying which */
         bool scaled = !absolute && stacktab_normalize(tab);
         char note[900];
-        inout_diff_note(note, sizeof note, svg.subtitle, svg.countname,
+        flamesvg_diff_note(note, sizeof note, svg.subtitle, svg.countname,
                         scaled, absolute, t0, t1);
         svg.subtitle = note;
         if (svg.title == NULL)

@@ -79,7 +79,7 @@ struct httpd {
 /* Per request (con_cls), made by the URI log callback. */
 typedef struct req_state {
     int    refuse;          /* a status to answer before any handler */
-    bool   counted;
+    bool   started;         /* the first call (headers only) was made */
     bool   too_big;         /* body over WEB_MAX_BODY */
     strbuf body;
 } req_state;
@@ -599,28 +599,30 @@ static enum MHD_Result serve(void *cls, struct MHD_Connection *conn,
     if (!get && !post)
         return refuse(h, conn, 405, rt && rt->post ? "GET, HEAD, POST"
                       : "GET, HEAD", "method %s not allowed", method);
-    if (post) {
-        if (!rs->counted) {     /* the first call: the headers only */
-            rs->counted = true;
-            const char *cl = MHD_lookup_connection_value(
-                conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-            if (cl && strtoull(cl, NULL, 10) > WEB_MAX_BODY)
-                return refuse(h, conn, 413, NULL, "request body over %d "
-                              "bytes", WEB_MAX_BODY);
-            return MHD_YES;
-        }
-        if (*upload_data_size > 0) {
-            if (!rs->too_big && rs->body.len + *upload_data_size > WEB_MAX_BODY)
-                rs->too_big = true;
-            if (!rs->too_big)
-                sb_add(&rs->body, upload_data, *upload_data_size);
-            *upload_data_size = 0;
-            return MHD_YES;
-        }
-        if (rs->too_big)
+    /* The first call has the headers only: answer then only to refuse
+     * (the connection is closed after such an answer, libmicrohttpd's
+     * rule); a good request is answered once its body is in, so the
+     * connection is kept alive for the next one. */
+    if (!rs->started) {
+        rs->started = true;
+        const char *cl = MHD_lookup_connection_value(
+            conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl && strtoull(cl, NULL, 10) > WEB_MAX_BODY)
             return refuse(h, conn, 413, NULL, "request body over %d bytes",
                           WEB_MAX_BODY);
+        return MHD_YES;
     }
+    if (*upload_data_size > 0) {
+        if (!rs->too_big && rs->body.len + *upload_data_size > WEB_MAX_BODY)
+            rs->too_big = true;
+        if (!rs->too_big && post)   /* a GET's body is nobody's */
+            sb_add(&rs->body, upload_data, *upload_data_size);
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (rs->too_big)
+        return refuse(h, conn, 413, NULL, "request body over %d bytes",
+                      WEB_MAX_BODY);
     if (asset) {
         count(h, false);
         struct MHD_Response *r = MHD_create_response_from_buffer(
