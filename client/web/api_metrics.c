@@ -717,12 +717,6 @@ static void fetch_round(web_metrics *m)
     pthread_mutex_unlock(&m->fetch_lock);
 }
 
-void web_metrics_fetch_now(web_metrics *m)
-{
-    if (m->live)
-        fetch_round(m);
-}
-
 static void *fetch_thread(void *arg)
 {
     web_metrics *m = arg;

@@ -73,8 +73,4 @@ void api_pmns(void *arg, const web_request *rq, web_reply *rp);
 void api_values(void *arg, const web_request *rq, web_reply *rp);
 void api_run(void *arg, const web_request *rq, web_reply *rp);
 
-/* Live: fetch every watched metric once now (the tests' clock, instead
- * of waiting for the thread's next round). */
-void web_metrics_fetch_now(web_metrics *m);
-
 #endif
