@@ -48,3 +48,11 @@ $(PPROF_PB_C) $(PPROF_PB_H) &: $(PPROF_PROTO)
 # header: it exists before any of them compiles
 $(foreach v,plain asan,$(patsubst %.c,build/$(v)/%.o,$(wildcard client/*/*.c) \
     $(wildcard tests/client_*.c) tests/check_main.c)): | $(PPROF_PB_H)
+
+# staprelay web's page (every file below client/web/page, sub-folders
+# too, by their paths there, sorted bytewise), by the same embed rule:
+# the table web_assets, declared in client/web/assets.h.
+WEB_PAGE_DIR   := client/web/page
+WEB_PAGE_FILES := $(shell cd $(WEB_PAGE_DIR) 2>/dev/null && find . -type f \
+                    ! -name '.*' | sed 's|^\./||' | LC_ALL=C sort)
+$(eval $(call embed,web_assets,$(WEB_PAGE_DIR),$(WEB_PAGE_FILES)))

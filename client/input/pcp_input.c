@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,25 @@ typedef struct reader {
                                      * window's end arrived */
     double               weight;    /* samples delivered (progress) */
 } reader;
+
+/* What collection has to say (a metric waited for, a source gone or
+ * back, a run's state): on stderr as "staprelay CMD: TEXT", or to the
+ * caller's po->on_notice instead when it has one (staprelay web keeps
+ * them for its page). */
+static void notice(const reader *rd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void notice(const reader *rd, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (rd->po->on_notice)
+        rd->po->on_notice(rd->po->hook_arg, text);
+    else
+        fprintf(stderr, "staprelay %s: %s\n", rd->cmd, text);
+}
 
 bool pcp_options_active(const pcp_options *po)
 {
@@ -202,6 +222,30 @@ static int lookup_event_metric(const char *name, pmID *pmid)
     return 0;
 }
 
+/* rd->stack, a sample's folded stack, to the live hook or the sink:
+ * the filters (--focus ...) apply either way, in the sink's one place.
+ * False when the filter dropped it. */
+static bool deliver(reader *rd, double weight, int col, int64_t when_ns,
+                    const stack_context *ctx)
+{
+    if (rd->po->on_stack) {
+        const char *stack = rd->stack.buf;
+        size_t len = rd->stack.len;
+        if (!stack_sink_pass(&rd->sink, &stack, &len, ctx))
+            return false;
+        if (rd->in->on_detail && ctx)   /* web: the sample with its context */
+            rd->in->on_detail(rd->in->on_detail_arg, stack, len, weight, col,
+                              when_ns, ctx);
+        else
+            rd->po->on_stack(rd->po->hook_arg, stack, len, weight, when_ns);
+        return true;
+    }
+    uint64_t before = rd->sink.filtered;
+    stack_sink_add_ctx(&rd->sink, rd->stack.buf, rd->stack.len, weight, col,
+                       when_ns, ctx);
+    return rd->sink.filtered == before;
+}
+
 /* A counter's stack as a record's would be drawn: a counter names no
  * process, so no process frame (--pid and --tid have nothing to show);
  * --no-marks applies. */
@@ -223,12 +267,10 @@ static void on_counted(void *arg, const char *folded, size_t len,
                        .weight = weight };
     if (!counter_stack(rd, rd->po->by_host ? s->host : NULL, &smp))
         return;
-    if (rd->po->on_stack)
-        rd->po->on_stack(rd->po->hook_arg, rd->stack.buf, rd->stack.len,
-                         weight, when_ns);
-    else
-        stack_sink_add_at(&rd->sink, rd->stack.buf, rd->stack.len, weight,
-                          s->col, when_ns);
+    stack_context ctx = { .pid = -1, .tid = -1,
+                          .host = s->host[0] ? s->host : NULL,
+                          .time_ns = when_ns, .samples = weight };
+    deliver(rd, weight, s->col, when_ns, &ctx);
 }
 
 /* A counter of pmdastaprelay's (pcp_counters.h): an integer counter
@@ -431,7 +473,7 @@ static void on_sample(void *arg, const pcp_sample *smp)
         return;
     }
     rd->st->records++;
-    if (s->window && (smp->when_ns < s->lo_ns || smp->when_ns > s->hi_ns)) {
+    if (s->window && !pcp_window_holds(s->lo_ns, s->hi_ns, smp->when_ns)) {
         rd->st->outside++;
         if (smp->when_ns > s->hi_ns) {
             rd->past_end = true;
@@ -446,21 +488,16 @@ static void on_sample(void *arg, const pcp_sample *smp)
         rd->st->ignored++;
         return;
     }
-    if (rd->po->on_stack)
-        rd->po->on_stack(rd->po->hook_arg, rd->stack.buf, rd->stack.len,
-                         smp->weight, smp->when_ns);
-    else {
-        stack_context ctx = {
-            .comm = smp->comm, .comm_len = smp->comm_len,
-            .pid = smp->has_pid ? smp->pid : -1,
-            .tid = smp->has_tid ? smp->tid : -1,
-            .host = s->host[0] ? s->host : NULL,
-            .time_ns = smp->when_ns,
-            .samples = smp->weight,      /* a record's count is samples */
-        };
-        stack_sink_add_ctx(&rd->sink, rd->stack.buf, rd->stack.len,
-                           smp->weight, s->col, smp->when_ns, &ctx);
-    }
+    stack_context ctx = {
+        .comm = smp->comm, .comm_len = smp->comm_len,
+        .pid = smp->has_pid ? smp->pid : -1,
+        .tid = smp->has_tid ? smp->tid : -1,
+        .host = s->host[0] ? s->host : NULL,
+        .time_ns = smp->when_ns,
+        .samples = smp->weight,      /* a record's count is samples */
+    };
+    if (!deliver(rd, smp->weight, s->col, smp->when_ns, &ctx))
+        return;
     rd->st->stacks++;
     rd->weight += smp->weight;
 }
@@ -471,7 +508,7 @@ static void on_missed(void *arg, int64_t when_ns, uint64_t n)
     source *s = rd->cur;
     if (rd->scan)
         return;
-    if (s->window && (when_ns < s->lo_ns || when_ns > s->hi_ns))
+    if (s->window && !pcp_window_holds(s->lo_ns, s->hi_ns, when_ns))
         return;
     rd->st->missed += n;
 }
@@ -557,8 +594,8 @@ static void process_result(reader *rd, source *s, const pmResult *r)
             int sts = pcp_decode_events(vs->vlist[j].value.pval, field_role,
                                         s, &cb);
             if (sts < 0)
-                fprintf(stderr, "staprelay %s: %s: %s: undecodable event "
-                        "records: %s\n", rd->cmd, s->spec, s->names[m],
+                notice(rd, "%s: %s: undecodable event "
+                        "records: %s", s->spec, s->names[m],
                         pmErrStr(sts));
         }
     }
@@ -641,20 +678,20 @@ static double wait_for_metrics(reader *rd, source *s)
         double now = mono_now();
         if (missing == NULL) {
             if (said >= 0)
-                fprintf(stderr, "staprelay %s: %s: %s appeared after %.1f s\n",
-                        rd->cmd, s->spec, rd->po->metrics[0], now - t0);
+                notice(rd, "%s: %s appeared after %.1f s", s->spec,
+                       rd->po->metrics[0], now - t0);
             return 0;       /* there: a lookup error is not for waiting */
         }
         if (now - t0 >= limit)
             return said >= 0 ? now - t0 : 0;
         if (said < 0) {
-            fprintf(stderr, "staprelay %s: %s: %s is not there yet; waiting "
-                    "up to %g s for it to appear (--wait)\n", rd->cmd,
-                    s->spec, missing, limit);
+            notice(rd, "%s: %s is not there yet; waiting "
+                   "up to %g s for it to appear (--wait)", s->spec, missing,
+                   limit);
             said = now;
         } else if (now - said >= 10) {
-            fprintf(stderr, "staprelay %s: %s: still waiting for %s (%.0f s)"
-                    "\n", rd->cmd, s->spec, missing, now - t0);
+            notice(rd, "%s: still waiting for %s (%.0f s)", s->spec,
+                   missing, now - t0);
             said = now;
         }
         double next = now + 0.25;
@@ -917,9 +954,9 @@ static int run_wait_live(reader *rd, source *s, run_follow *rf,
             return 1;
         }
         if ((int)rf->cur.state != shown) {
-            fprintf(stderr, "staprelay %s: run %s is %s; waiting for %s\n",
-                    rd->cmd, rf->name, pcp_run_state_name(rf->cur.state),
-                    rf->cur.state == PCP_RUN_QUEUED ? "it to start"
+            notice(rd, "run %s is %s; waiting for %s", rf->name,
+                   pcp_run_state_name(rf->cur.state),
+                   rf->cur.state == PCP_RUN_QUEUED ? "it to start"
                                                     : "its event metric");
             shown = (int)rf->cur.state;
         }
@@ -950,9 +987,9 @@ static int run_start(reader *rd, pcp_options *po, source *s, run_follow *rf,
         return 1;
     }
     if (r->nevents > 1 && po->nmetrics == 0)
-        fprintf(stderr, "staprelay %s: run %s has %d event metrics; drawing "
-                "the first (name another as the METRIC argument)\n", rd->cmd,
-                rf->name, r->nevents);
+        notice(rd, "run %s has %d event metrics; drawing "
+               "the first (name another as the METRIC argument)", rf->name,
+               r->nevents);
     rf->metric = xstrdup(po->nmetrics ? po->metrics[0] : r->events[0]);
     po->metrics[0] = rf->metric;
     po->nmetrics = 1;
@@ -976,8 +1013,8 @@ static int run_start(reader *rd, pcp_options *po, source *s, run_follow *rf,
     s->window = true;
     rd->st->run_window = true;
     if (s->live)
-        fprintf(stderr, "staprelay %s: run %s is %s; reading %s until it "
-                "ends\n", rd->cmd, rf->name, pcp_run_state_name(r->state),
+        notice(rd, "run %s is %s; reading %s until it "
+                "ends", rf->name, pcp_run_state_name(r->state),
                 rf->metric);
     return 0;
 }
@@ -998,15 +1035,14 @@ static bool run_progress(reader *rd, source *s, run_follow *rf)
     int sts = run_fetch_live(s, rf, &err);
     if (sts != 0) {
         if (sts == RUN_GONE)
-            fprintf(stderr, "staprelay %s: run %s is no longer listed on %s "
-                    "(pmdastaprelay restarted?); drawing what arrived\n",
-                    rd->cmd, rf->name, s->spec);
+            notice(rd, "run %s is no longer listed on %s "
+                   "(pmdastaprelay restarted?); drawing what arrived",
+                   rf->name, s->spec);
         else if (sts == RUN_BAD)
-            fprintf(stderr, "staprelay %s: %s; drawing what arrived\n",
-                    rd->cmd, err.buf);
+            notice(rd, "%s; drawing what arrived", err.buf);
         else
-            fprintf(stderr, "staprelay %s: %s: %s: %s; drawing what arrived\n",
-                    rd->cmd, s->spec, PCP_RUNS_METRIC, pmErrStr(sts));
+            notice(rd, "%s: %s: %s; drawing what arrived", s->spec,
+                   PCP_RUNS_METRIC, pmErrStr(sts));
         sb_free(&err);
         return true;
     }
@@ -1032,14 +1068,14 @@ static int run_finish(reader *rd, const source *s, const run_follow *rf,
     } else if (r->state == PCP_RUN_FAILED) {
         pcp_run_text(&why, r->reason[0] ? r->reason : "no reason given",
                      400);
-        fprintf(stderr, "staprelay %s: run %s failed (%s); drawing the "
-                "records it published\n", rd->cmd, rf->name, why.buf);
+        notice(rd, "run %s failed (%s); drawing the "
+                "records it published", rf->name, why.buf);
     } else if (r->state == PCP_RUN_STOPPED) {
-        fprintf(stderr, "staprelay %s: run %s was stopped before its "
-                "duration ended\n", rd->cmd, rf->name);
+        notice(rd, "run %s was stopped before its "
+                "duration ended", rf->name);
     } else if (!s->live && !pcp_run_terminal(r)) {
-        fprintf(stderr, "staprelay %s: run %s was still %s when the archive "
-                "ends; drawing what was recorded\n", rd->cmd, rf->name,
+        notice(rd, "run %s was still %s when the archive "
+                "ends; drawing what was recorded", rf->name,
                 pcp_run_state_name(r->state));
     }
     sb_free(&why);
@@ -1102,13 +1138,12 @@ static void live_presence(reader *rd, source *s)
     if (now == 0 || now == s->presence)
         return;
     if (now < 0)
-        fprintf(stderr, "staprelay %s: %s: the source of %s is gone (see "
+        notice(rd, "%s: the source of %s is gone (see "
                 "pminfo -h %s -f staprelay.control.source.state); waiting "
-                "for it to come back\n", rd->cmd, s->spec, s->names[0],
+                "for it to come back", s->spec, s->names[0],
                 s->spec);
     else if (s->presence < 0)
-        fprintf(stderr, "staprelay %s: %s: the source of %s is back\n",
-                rd->cmd, s->spec, s->names[0]);
+        notice(rd, "%s: the source of %s is back", s->spec, s->names[0]);
     s->presence = now;
 }
 
@@ -1141,9 +1176,9 @@ static int fetch_live(reader *rd, source *srcs, int n)
             if (s->fetch_errors++ == 0) {
                 s->failed_at = mono_now();
                 if (rd->po->on_round == NULL)
-                    fprintf(stderr, "staprelay %s: %s: fetch failed: %s; "
-                            "reconnecting (what arrived is kept)\n",
-                            rd->cmd, s->spec, pmErrStr(sts));
+                    notice(rd, "%s: fetch failed: %s; "
+                           "reconnecting (what arrived is kept)", s->spec,
+                           pmErrStr(sts));
             }
             s->reconnect = true;
             if (first == 0)
@@ -1151,8 +1186,8 @@ static int fetch_live(reader *rd, source *srcs, int n)
             continue;
         }
         if (s->fetch_errors > 0 && rd->po->on_round == NULL)
-            fprintf(stderr, "staprelay %s: %s: reconnected after %.1f s\n",
-                    rd->cmd, s->spec, mono_now() - s->failed_at);
+            notice(rd, "%s: reconnected after %.1f s", s->spec,
+                   mono_now() - s->failed_at);
         s->fetch_errors = 0;
         rd->st->fetches++;
         live_presence(rd, s);
@@ -1324,8 +1359,8 @@ static int collect_live(reader *rd, pcp_options *runpo, source *srcs, int n,
     }
     progress(rd, end, true);
     if (rf && rf->terminal_at < 0)
-        fprintf(stderr, "staprelay %s: run %s was still %s when collection "
-                "ended; drawing what arrived\n", rd->cmd, rf->name,
+        notice(rd, "run %s was still %s when collection "
+                "ended; drawing what arrived", rf->name,
                 pcp_run_state_name(rf->cur.state));
 out:
     stopsig_restore(&saved);
@@ -1405,26 +1440,50 @@ static int archive_span(reader *rd, source *s, strbuf *err)
     return rc;
 }
 
-/* -S/-T against [first_ns, last_ns]: the window of every source given. */
-static int set_window(const pcp_options *po, source *srcs, int n,
-                      int64_t first_ns, int64_t last_ns, strbuf *err)
+bool pcp_window_holds(int64_t lo_ns, int64_t hi_ns, int64_t t_ns)
+{
+    return t_ns >= lo_ns && t_ns <= hi_ns;
+}
+
+int pcp_window_parse(const char *start, const char *finish, int64_t first_ns,
+                     int64_t last_ns, int64_t *lo_ns, int64_t *hi_ns,
+                     strbuf *err)
 {
     struct timeval lo, hi, rs, re, ro;
     ns_tv(first_ns, &lo);
     ns_tv(last_ns, &hi);
     char *msg = NULL;
-    if (pmParseTimeWindow(po->start, po->finish, NULL, NULL, &lo, &hi,
-                          &rs, &re, &ro, &msg) < 0) {
-        sb_printf(err, "%s: bad -S/-T window%s%s", n == 1 ? srcs[0].spec
-                  : "the archives", msg ? ": " : "", msg ? msg : "");
+    if (pmParseTimeWindow(start, finish, NULL, NULL, &lo, &hi, &rs, &re, &ro,
+                          &msg) < 0) {
+        sb_adds(err, msg ? msg : "bad time");  /* as pmParseTimeWindow
+                                                * says it: lines */
         free(msg);
-        return 2;
+        return -1;
     }
     free(msg);
+    *lo_ns = start ? tv_ns(&rs) : INT64_MIN;
+    *hi_ns = finish ? tv_ns(&re) : INT64_MAX;
+    return 0;
+}
+
+/* -S/-T against [first_ns, last_ns]: the window of every source given. */
+static int set_window(const pcp_options *po, source *srcs, int n,
+                      int64_t first_ns, int64_t last_ns, strbuf *err)
+{
+    int64_t lo_ns, hi_ns;
+    strbuf why = STRBUF_INIT;
+    if (pcp_window_parse(po->start, po->finish, first_ns, last_ns, &lo_ns,
+                         &hi_ns, &why) < 0) {
+        sb_printf(err, "%s: bad -S/-T window: %s", n == 1 ? srcs[0].spec
+                  : "the archives", why.buf);
+        sb_free(&why);
+        return 2;
+    }
+    sb_free(&why);
     for (int i = 0; i < n; i++) {
         srcs[i].window = true;
-        srcs[i].lo_ns = po->start ? tv_ns(&rs) : INT64_MIN;
-        srcs[i].hi_ns = po->finish ? tv_ns(&re) : INT64_MAX;
+        srcs[i].lo_ns = lo_ns;
+        srcs[i].hi_ns = hi_ns;
         for (int m = 0; m < srcs[i].npmids; m++)
             if (srcs[i].counter[m] != NULL)
                 pcp_counter_window(srcs[i].counter[m], srcs[i].lo_ns,
@@ -1494,8 +1553,9 @@ static void counted_from_series(void *arg, const char *host, const char *folded,
                        .weight = weight };
     if (!counter_stack(rd, rd->po->by_host ? host : NULL, &smp))
         return;
-    stack_sink_add_at(&rd->sink, rd->stack.buf, rd->stack.len, weight, -1,
-                      when_ns);
+    stack_context ctx = { .pid = -1, .tid = -1, .host = host,
+                          .time_ns = when_ns, .samples = weight };
+    deliver(rd, weight, -1, when_ns, &ctx);
 }
 
 /* -S/-T for pmseries, against (the epoch, now): what pmseries holds may
@@ -1579,6 +1639,7 @@ int pcp_input_read(const pcp_options *po, const input_options *in,
     stack_sink_init(&rd.sink, tab, in->col, in->strip_hex);
     stack_sink_observe(&rd.sink, in->on_sample, in->on_sample_arg);
     stack_sink_observe_detail(&rd.sink, in->on_detail, in->on_detail_arg);
+    stack_sink_filter(&rd.sink, in->filter);
     if (po->series) {
         int rc = read_series(&rd, err);
         stack_sink_free(&rd.sink);

@@ -62,6 +62,13 @@ void flamesvg_tree_options(const svg_options *o, ft_options *fo);
 /* Write the SVG.  Returns 0, or -1 on an output error. */
 int flamesvg_write(FILE *out, const flametree *t, const svg_options *o);
 
+/* A differential's subtitle: subtitle (or none), then what the scaling
+ * did (diff's rule, stacktab_normalize; unit: the count name), into
+ * buf.  `staprelay diff` and web's /api/diff.svg say it the same way. */
+void flamesvg_diff_note(char *buf, size_t size, const char *subtitle,
+                        const char *unit, bool scaled, bool absolute,
+                        double before, double after);
+
 /* For pages that draw flame graphs themselves (the heat-map page): the
  * very <svg> start, style and texts a flame graph file has, up to its
  * frames, with FLAMESVG_TOKEN_H for the height and FLAMESVG_TOKEN_HD
