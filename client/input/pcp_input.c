@@ -1399,6 +1399,13 @@ static int archive_pass(reader *rd, source *s, const struct timeval *from,
         sts = pmFetchArchive(&r);
         if (sts == PM_ERR_EOL)
             return 0;
+        /* a stop request (staprelay web's Ctrl-C: the commands reading
+         * an archive catch no signal, so none is counted for them) */
+        if (stopsig_count()) {
+            if (sts >= 0)
+                pmFreeResult(r);
+            return 0;
+        }
         if (sts < 0) {
             sb_printf(err, "%s: reading the archive: %s", s->spec,
                       pmErrStr(sts));
