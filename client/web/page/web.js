@@ -245,14 +245,23 @@ function drawHeatmap() {
 }
 function outline(g, s, e, color) {
 	if (s === null || e === null || !(e > s)) return;
+	// narrow columns: a veil over the range and a frame around it;
+	// wide ones: each column's cells outlined (FlameScope's)
+	var wide = ax.cw >= 6;
 	g.strokeStyle = color;
-	g.lineWidth = 2;
+	g.fillStyle = color === '#000' ? 'rgba(0,0,0,0.28)' : 'rgba(31,111,235,0.28)';
+	g.lineWidth = wide ? 2 : 1;
 	for (var sec = Math.floor(s / US); sec * US < e; sec++) {
 		var i = sec - ax.t0;
 		if (i < 0 || i >= ax.n) continue;
 		var lo = Math.max(s, sec * US) - sec * US, hi = Math.min(e, (sec + 1) * US) - sec * US;
 		var rtop = rowOf(hi - 1), rbot = rowOf(lo);
-		g.strokeRect(LEFT + i * ax.cw, rtop * CH, Math.max(1, ax.cw), (rbot - rtop + 1) * CH);
+		if (wide) g.strokeRect(LEFT + i * ax.cw, rtop * CH, ax.cw, (rbot - rtop + 1) * CH);
+		else g.fillRect(LEFT + i * ax.cw, rtop * CH, ax.cw, (rbot - rtop + 1) * CH);
+	}
+	if (!wide) {
+		var x1 = Math.max(LEFT, xOfUs(Math.floor(s / US) * US)), x2 = Math.min(LEFT + ax.n * ax.cw, xOfUs(Math.ceil(e / US) * US));
+		if (x2 > x1) g.strokeRect(x1 - 0.5, 0.5, x2 - x1 + 1, R * CH - 1);
 	}
 	g.lineWidth = 1;
 }
@@ -568,7 +577,7 @@ function flameSvg(nodes, o) {
 		var title = shown + ' (' + fmtn(w) + ' samples, ' + (f.dep === 0 ? '100%' : (100 * w / total).toFixed(2) + '%');
 		if (o.diff && f.dep > 0) title += '; ' + (f.d > 0 ? '+' : '') + (100 * f.d / total).toFixed(2) + '%';
 		title += ')';
-		var fill = o.diff ? (f.dep === 0 ? 'rgb(255,255,255)' : diffColor(f.d, o.maxd)) : hotColor(f.dep === 0 && !o.rootName ? '' : f.n);
+		var fill = o.diff ? (f.dep === 0 ? 'rgb(255,255,255)' : diffColor(f.d, o.maxd)) : hotColor(f.dep === 0 ? (o.rootName || '') : f.n);
 		var m = o.search && f.dep > 0 && o.search.test(f.n);
 		if (m) matched.push([f.x, f.end]);
 		var chars = Math.floor((x2 - x1) / (12 * 0.59)), label = '';
@@ -730,8 +739,8 @@ function sandwich(f, fn) {
 		var fr = l.s.split(';'), i = fr.indexOf(fn);
 		if (i < 0) return;
 		total += l.v;
-		up.push({ s: fr.slice(0, i + 1).reverse().join(';'), v: l.v });
-		down.push({ s: fr.slice(i).join(';'), v: l.v });
+		up.push({ s: fr.slice(0, i).reverse().join(';'), v: l.v });
+		down.push({ s: fr.slice(i + 1).join(';'), v: l.v });
 	});
 	return { total: total, callers: up, callees: down };
 }
@@ -751,9 +760,9 @@ function renderSandwich(head, body, f) {
 		return flow(ls, false);
 	}
 	var re = searchRe();
-	// each graph's root is fn (its own frame is the root's only child)
-	var c1 = flameSvg(nodesOf(sw.callers), { inverted: false, search: re, rootName: st.fn + ' (callers)' });
-	var c2 = flameSvg(nodesOf(sw.callees), { inverted: true, search: re, rootName: st.fn + ' (callees)' });
+	// each graph's root is fn: its callers grow up from it, its callees down
+	var c1 = flameSvg(nodesOf(sw.callers), { inverted: false, search: re, rootName: st.fn });
+	var c2 = flameSvg(nodesOf(sw.callees), { inverted: true, search: re, rootName: st.fn });
 	body.innerHTML = '<div class="sandwich"><label>function <input id="swfn" size="40" list="swfns" value="' + esc(st.fn) + '"></label><datalist id="swfns"></datalist>' +
 		'<h3>callers of ' + esc(st.fn) + '</h3><div id="swup">' + c1.svg + '</div><h3>callees of ' + esc(st.fn) + '</h3><div id="swdown">' + c2.svg + '</div></div>';
 	var dl = $('swfns');
