@@ -31,3 +31,22 @@ $(PPROF_PB_C) $(PPROF_PB_H) &: $(PPROF_PROTO)
 # header: it exists before any of them compiles
 $(foreach v,plain asan,$(patsubst %.c,build/$(v)/%.o,$(wildcard client/*/*.c) \
     $(wildcard tests/client_*.c) tests/check_main.c)): | $(PPROF_PB_H)
+
+# staprelay web's page (client/web/page/*, every file there, sorted):
+# scripts/embed.sh writes it into build/gen as the table web_assets
+# (client/util/embed.h, declared in client/web/assets.h).  Rewritten
+# when a file there changes, and when one comes or goes (the folder's
+# own time changes then).
+WEB_PAGE_DIR   := client/web/page
+WEB_PAGE_FILES := $(sort $(notdir $(wildcard $(WEB_PAGE_DIR)/*)))
+WEB_ASSETS_C   := build/gen/client/web/assets.c
+CLIENT_SRCS += $(WEB_ASSETS_C)
+
+$(WEB_ASSETS_C): $(addprefix $(WEB_PAGE_DIR)/,$(WEB_PAGE_FILES)) $(WEB_PAGE_DIR) scripts/embed.sh
+	@mkdir -p $(dir $@)
+	scripts/embed.sh web_assets $(WEB_PAGE_DIR) $(WEB_PAGE_FILES) > $@.tmp
+	mv -f $@.tmp $@
+
+# as the pprof code: generated before any of the client's objects builds
+$(foreach v,plain asan,$(patsubst %.c,build/$(v)/%.o,$(wildcard client/*/*.c) \
+    $(wildcard tests/client_*.c) tests/check_main.c)): | $(WEB_ASSETS_C)

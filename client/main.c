@@ -22,6 +22,7 @@ static const struct {
     { "live",  cmd_live,  "keep a heat map and flame graph of a live source in a directory" },
     { "graph", cmd_graph, "draw pprof's call graph (SVG through Graphviz, or DOT)" },
     { "annotate", cmd_annotate, "per-line samples of a function, from addresses and DWARF" },
+    { "web",   cmd_web,   "serve the live profiling page (heat map, flame graph, diff, top) over HTTP" },
 };
 
 /* The version: ours, and the libraries we run with. */

@@ -16,5 +16,6 @@ int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
+int cmd_web(int argc, char **argv);
 
 #endif

@@ -30,27 +30,6 @@ static const char diff_usage[] =
     "--run BEFORE --run AFTER [-o FILE | --output-dir DIR [--name LABEL]] "
     "[METRIC]";
 
-/* What the graph says of the scaling (stacktab_normalize's rule):
- * appended to the subtitle, which may be the run's or the user's. */
-static void scaling_note(char *buf, size_t size, const char *subtitle,
-                         const char *unit, bool scaled, bool absolute,
-                         double before, double after)
-{
-    char note[300];
-    if (scaled)
-        snprintf(note, sizeof note, "normalised: BEFORE's %.15g %s scaled "
-                 "to AFTER's %.15g (--absolute: counts as they are)", before,
-                 unit, after);
-    else if (absolute && before != after)
-        snprintf(note, sizeof note, "absolute counts, not scaled: BEFORE "
-                 "%.15g %s, AFTER %.15g", before, unit, after);
-    else
-        snprintf(note, sizeof note, "BEFORE and AFTER: %.15g %s each, not "
-                 "scaled", after, unit);
-    snprintf(buf, size, "%s%s%s", subtitle ? subtitle : "",
-             subtitle ? "; " : "", note);
-}
-
 /* Two successive live windows of one host (-h HOST -T A -T B): one
  * connection collects for A + B; a record stamped before start + A is
  * BEFORE, any other AFTER.  The split is on the records' own
@@ -244,7 +223,7 @@ int cmd_diff(int argc, char **argv)
             if (o.svg.title == NULL)
                 o.svg.title = o.elided ? "Elided Frames (one side only)"
                                        : "Differential Flame Graph";
-            scaling_note(subtitle_note, sizeof subtitle_note, o.svg.subtitle,
+            inout_diff_note(subtitle_note, sizeof subtitle_note, o.svg.subtitle,
                          o.svg.countname, scaled, o.absolute, t0, t1);
             o.svg.subtitle = subtitle_note;
             flamesvg_tree_options(&o.svg, &fo);

@@ -329,3 +329,22 @@ int inout_read_drawn(cmd_opts *o, stacktab *tab, int *col)
     *col = rc == 0 ? inout_drawn_column(o, tab) : 0;
     return rc == 0 && *col < 0 ? 2 : rc;
 }
+
+void inout_diff_note(char *buf, size_t size, const char *subtitle,
+                     const char *unit, bool scaled, bool absolute,
+                     double before, double after)
+{
+    char note[300];
+    if (scaled)
+        snprintf(note, sizeof note, "normalised: BEFORE's %.15g %s scaled "
+                 "to AFTER's %.15g (--absolute: counts as they are)", before,
+                 unit, after);
+    else if (absolute && before != after)
+        snprintf(note, sizeof note, "absolute counts, not scaled: BEFORE "
+                 "%.15g %s, AFTER %.15g", before, unit, after);
+    else
+        snprintf(note, sizeof note, "BEFORE and AFTER: %.15g %s each, not "
+                 "scaled", after, unit);
+    snprintf(buf, size, "%s%s%s", subtitle ? subtitle : "",
+             subtitle ? "; " : "", note);
+}

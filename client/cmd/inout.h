@@ -62,6 +62,12 @@ struct pprof_builder *inout_pprof_start(cmd_opts *o, bool pprof, int *rc);
  * frees the builder.  Returns 0 or 1. */
 int inout_pprof_finish(cmd_opts *o, struct pprof_builder *b, FILE *out);
 
+/* The differential's subtitle: subtitle (or none), then what the
+ * scaling did (diff's rule, stacktab_normalize; unit: the count name). */
+void inout_diff_note(char *buf, size_t size, const char *subtitle,
+                     const char *unit, bool scaled, bool absolute,
+                     double before, double after);
+
 /* The "no stacks" error (exit status 2). */
 int inout_empty_input(const cmd_opts *o);
 /* The column of tab a command draws: 1 when the input had two count

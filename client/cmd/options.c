@@ -26,7 +26,7 @@ enum {
     O_METRIC, O_BY_HOST, O_SERIES, O_PMPROXY, O_WAIT, O_RUN, O_OUTPUT_DIR, O_LABEL,
     O_ROWS, O_ENHANCE, O_KEEP_IDLE,
     O_LIVE_DIR, O_WINDOW_MINUTES, O_FLAME_SECONDS, O_MAX_SAMPLES,
-    O_HEATMAP_KIND,
+    O_HEATMAP_KIND, O_LISTEN, O_ALLOW_RUNS,
     O_DURATION, O_SCRIPT_NAME, O_HZ, O_SCRIPT_PID, O_CMD, O_KERNEL_ONLY,
     O_USER_ONLY, O_SCRIPT_DIR, O_BACKEND, O_REPLAY, O_SAVE,
     O_SAMPLE_INDEX, O_SAMPLE_TIMES, O_NODECOUNT, O_NODEFRACTION,
@@ -188,6 +188,15 @@ static const opt_def options[] = {
       "N", "samples kept in memory (default 2000000)" },
     { "heatmap", required_argument, 0, O_HEATMAP_KIND, OPTS_LIVE,
       "html|svg|both", "heat map files written (default both)" },
+    /* staprelay web (docs/web.md) */
+    { "listen", required_argument, 0, O_LISTEN, OPTS_WEB,
+      "ADDR:PORT", "serve on ADDR:PORT (default 127.0.0.1:0, a free port)" },
+    { "allow-runs", no_argument, 0, O_ALLOW_RUNS, OPTS_WEB,
+      "", "the page may ask the PMDA for runs (pmstore staprelay.control.run)" },
+    { "window-minutes", required_argument, 0, O_WINDOW_MINUTES, OPTS_WEB,
+      "N", "live: the minutes of samples kept (default 10)" },
+    { "max-samples", required_argument, 0, O_MAX_SAMPLES, OPTS_WEB,
+      "N", "samples kept in memory (default 2000000)" },
     { "duration", required_argument, 'T', O_DURATION, OPTS_SCRIPT,
       "TIME", "run for TIME (500ms, 10s, 2m, 1h; default: until Ctrl-C)" },
     { "name", required_argument, 0, O_SCRIPT_NAME, OPTS_SCRIPT,
@@ -611,6 +620,8 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
         o->want_html = strcmp(arg, "svg") != 0;
         o->want_svg = strcmp(arg, "html") != 0;
         break;
+    case O_LISTEN: o->listen = arg; break;
+    case O_ALLOW_RUNS: o->allow_runs = true; break;
     case O_DURATION:
         o->script.duration = duration_parse(arg);
         if (o->script.duration <= 0)
@@ -776,6 +787,7 @@ static const struct { int group; const char *title; } group_titles[] = {
     { OPTS_GRAPH,    "Call graph options" },
     { OPTS_HEATMAP,  "Heat map options" },
     { OPTS_LIVE,     "Live options" },
+    { OPTS_WEB,      "Web options" },
     { OPTS_SCRIPT,   "Script options" },
     { OPTS_OUTPUT,   "Output" },
     { 0,             "Other" },

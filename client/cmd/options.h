@@ -35,6 +35,8 @@ enum {
                               * --kernel-only --user-only --dir --backend;
                               * exactly one argument, the script */
     OPTS_GRAPH    = 1 << 11, /* --nodecount --nodefraction --edgefraction */
+    OPTS_WEB      = 1 << 15, /* --listen --allow-runs --window-minutes
+                              * --max-samples (staprelay web) */
 };
 
 typedef struct cmd_opts {
@@ -85,6 +87,9 @@ typedef struct cmd_opts {
     long          flame_s;     /* 30 */
     long          max_samples; /* 2000000 */
     bool          want_html, want_svg;   /* --heatmap; both by default */
+    /* OPTS_WEB (also window_min, max_samples) */
+    const char   *listen;      /* --listen ADDR:PORT; NULL: 127.0.0.1:0 */
+    bool          allow_runs;  /* --allow-runs */
     /* OPTS_GRAPH: pprof's cut-offs (80, 0.005, 0.001) */
     long          nodecount;
     double        nodefraction, edgefraction;

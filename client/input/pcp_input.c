@@ -431,7 +431,7 @@ static void on_sample(void *arg, const pcp_sample *smp)
         return;
     }
     rd->st->records++;
-    if (s->window && (smp->when_ns < s->lo_ns || smp->when_ns > s->hi_ns)) {
+    if (s->window && !pcp_window_holds(s->lo_ns, s->hi_ns, smp->when_ns)) {
         rd->st->outside++;
         if (smp->when_ns > s->hi_ns) {
             rd->past_end = true;
@@ -446,21 +446,24 @@ static void on_sample(void *arg, const pcp_sample *smp)
         rd->st->ignored++;
         return;
     }
-    if (rd->po->on_stack)
+    stack_context ctx = {
+        .comm = smp->comm, .comm_len = smp->comm_len,
+        .pid = smp->has_pid ? smp->pid : -1,
+        .tid = smp->has_tid ? smp->tid : -1,
+        .host = s->host[0] ? s->host : NULL,
+        .time_ns = smp->when_ns,
+        .samples = smp->weight,      /* a record's count is samples */
+    };
+    if (rd->po->on_stack && rd->in->on_detail)    /* web: with the context */
+        rd->in->on_detail(rd->in->on_detail_arg, rd->stack.buf,
+                          rd->stack.len, smp->weight, s->col, smp->when_ns,
+                          &ctx);
+    else if (rd->po->on_stack)
         rd->po->on_stack(rd->po->hook_arg, rd->stack.buf, rd->stack.len,
                          smp->weight, smp->when_ns);
-    else {
-        stack_context ctx = {
-            .comm = smp->comm, .comm_len = smp->comm_len,
-            .pid = smp->has_pid ? smp->pid : -1,
-            .tid = smp->has_tid ? smp->tid : -1,
-            .host = s->host[0] ? s->host : NULL,
-            .time_ns = smp->when_ns,
-            .samples = smp->weight,      /* a record's count is samples */
-        };
+    else
         stack_sink_add_ctx(&rd->sink, rd->stack.buf, rd->stack.len,
                            smp->weight, s->col, smp->when_ns, &ctx);
-    }
     rd->st->stacks++;
     rd->weight += smp->weight;
 }
@@ -471,7 +474,7 @@ static void on_missed(void *arg, int64_t when_ns, uint64_t n)
     source *s = rd->cur;
     if (rd->scan)
         return;
-    if (s->window && (when_ns < s->lo_ns || when_ns > s->hi_ns))
+    if (s->window && !pcp_window_holds(s->lo_ns, s->hi_ns, when_ns))
         return;
     rd->st->missed += n;
 }
@@ -1405,26 +1408,50 @@ static int archive_span(reader *rd, source *s, strbuf *err)
     return rc;
 }
 
-/* -S/-T against [first_ns, last_ns]: the window of every source given. */
-static int set_window(const pcp_options *po, source *srcs, int n,
-                      int64_t first_ns, int64_t last_ns, strbuf *err)
+bool pcp_window_holds(int64_t lo_ns, int64_t hi_ns, int64_t t_ns)
+{
+    return t_ns >= lo_ns && t_ns <= hi_ns;
+}
+
+int pcp_window_parse(const char *start, const char *finish, int64_t first_ns,
+                     int64_t last_ns, int64_t *lo_ns, int64_t *hi_ns,
+                     strbuf *err)
 {
     struct timeval lo, hi, rs, re, ro;
     ns_tv(first_ns, &lo);
     ns_tv(last_ns, &hi);
     char *msg = NULL;
-    if (pmParseTimeWindow(po->start, po->finish, NULL, NULL, &lo, &hi,
-                          &rs, &re, &ro, &msg) < 0) {
-        sb_printf(err, "%s: bad -S/-T window%s%s", n == 1 ? srcs[0].spec
-                  : "the archives", msg ? ": " : "", msg ? msg : "");
+    if (pmParseTimeWindow(start, finish, NULL, NULL, &lo, &hi, &rs, &re, &ro,
+                          &msg) < 0) {
+        sb_adds(err, msg ? msg : "bad time");  /* as pmParseTimeWindow
+                                                * says it: lines */
         free(msg);
-        return 2;
+        return -1;
     }
     free(msg);
+    *lo_ns = start ? tv_ns(&rs) : INT64_MIN;
+    *hi_ns = finish ? tv_ns(&re) : INT64_MAX;
+    return 0;
+}
+
+/* -S/-T against [first_ns, last_ns]: the window of every source given. */
+static int set_window(const pcp_options *po, source *srcs, int n,
+                      int64_t first_ns, int64_t last_ns, strbuf *err)
+{
+    int64_t lo_ns, hi_ns;
+    strbuf why = STRBUF_INIT;
+    if (pcp_window_parse(po->start, po->finish, first_ns, last_ns, &lo_ns,
+                         &hi_ns, &why) < 0) {
+        sb_printf(err, "%s: bad -S/-T window: %s", n == 1 ? srcs[0].spec
+                  : "the archives", why.buf);
+        sb_free(&why);
+        return 2;
+    }
+    sb_free(&why);
     for (int i = 0; i < n; i++) {
         srcs[i].window = true;
-        srcs[i].lo_ns = po->start ? tv_ns(&rs) : INT64_MIN;
-        srcs[i].hi_ns = po->finish ? tv_ns(&re) : INT64_MAX;
+        srcs[i].lo_ns = lo_ns;
+        srcs[i].hi_ns = hi_ns;
         for (int m = 0; m < srcs[i].npmids; m++)
             if (srcs[i].counter[m] != NULL)
                 pcp_counter_window(srcs[i].counter[m], srcs[i].lo_ns,

@@ -96,7 +96,9 @@ typedef struct pcp_options {
                              * pcp_run_free()s it) */
     /* Live streaming hooks (staprelay live), optional.  on_stack gets
      * each sample's folded stack instead of the table (which may then
-     * be NULL); on_round runs after every round of fetches (the first,
+     * be NULL) -- an event record's goes to the input options'
+     * on_detail instead, with its context, when that is set too
+     * (staprelay web keeps pid, tid, comm, host); on_round runs after every round of fetches (the first,
      * registering one and the last one included) with 0 when every
      * source answered, else the first fetch error; a nonzero return
      * ends collection as -T does.  With on_round set, a failed fetch
@@ -135,6 +137,16 @@ bool pcp_options_active(const pcp_options *po);
  * (-h with -a, -S without -a, -t with -a, -t syntax).  Returns 0, or -1
  * with a message in err. */
 int pcp_options_check(const pcp_options *po, strbuf *err);
+
+/* The one -S/-T window rule (archives; staprelay web's selections):
+ * start and finish (either may be NULL: unbounded) in PCP time syntax,
+ * read by pmParseTimeWindow against the span [first_ns, last_ns] of
+ * what is read; a record belongs when its own time t has
+ * lo <= t <= hi.  0, or -1 with the reason in err. */
+int  pcp_window_parse(const char *start, const char *finish,
+                      int64_t first_ns, int64_t last_ns, int64_t *lo_ns,
+                      int64_t *hi_ns, strbuf *err);
+bool pcp_window_holds(int64_t lo_ns, int64_t hi_ns, int64_t t_ns);
 
 /* "X" -> candidates to try in order: X itself, then X.records. */
 void pcp_metric_candidates(const char *name, strbuf *first, strbuf *second);

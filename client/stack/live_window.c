@@ -34,6 +34,7 @@ struct live_window {
     uint32_t     *buckets;
     size_t        nbuckets;      /* power of two */
     uint64_t      dropped;
+    size_t        text_bytes;    /* of the interned strings */
 };
 
 live_window *lw_new(size_t max_samples)
@@ -99,6 +100,7 @@ static uint32_t intern(live_window *w, const char *stack, size_t len)
     e->text = xrealloc(NULL, len + 1);
     memcpy(e->text, stack, len);
     e->text[len] = '\0';
+    w->text_bytes += len + 1;
     e->len = (uint32_t)len;
     e->hash = h;
     e->refs = 0;
@@ -120,6 +122,7 @@ static void unref(live_window *w, uint32_t id)
     while (*p != id)
         p = &w->st[*p].next;
     *p = e->next;
+    w->text_bytes -= e->len + 1;
     free(e->text);
     e->text = NULL;
     e->next = w->free_head;
@@ -132,14 +135,49 @@ static size_t compact(live_window *w, int64_t cutoff, size_t drop_first)
 {
     size_t out = 0;
     for (size_t i = 0; i < w->n; i++) {
-        if (i < drop_first || w->s[i].t_us < cutoff)
+        if (i < drop_first || (w->s[i].t_us < cutoff
+                               && w->s[i].t_us != LW_UNTIMED)) {
             unref(w, w->s[i].stack);
-        else
+            if (w->s[i].comm != LW_NONE)
+                unref(w, w->s[i].comm);
+            if (w->s[i].host != LW_NONE)
+                unref(w, w->s[i].host);
+        } else
             w->s[out++] = w->s[i];
     }
     size_t gone = w->n - out;
     w->n = out;
     return gone;
+}
+
+static uint32_t ref_name(live_window *w, const char *s, size_t len)
+{
+    if (s == NULL)
+        return LW_NONE;
+    uint32_t id = intern(w, s, len);
+    w->st[id].refs++;
+    return id;
+}
+
+static int32_t small_id(int64_t v)
+{
+    return v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
+}
+
+void lw_add_detail(live_window *w, const char *stack, size_t len,
+                   double weight, int64_t t_ns, const lw_detail *d)
+{
+    int64_t t_us = t_ns == LW_UNTIMED ? LW_UNTIMED
+                 : t_ns >= 0 ? t_ns / 1000 : -((-t_ns + 999) / 1000);
+    lw_add(w, stack, len, weight, t_us);
+    lw_sample *s = &w->s[w->n - 1];
+    s->t_ns = t_ns == LW_UNTIMED ? 0 : (uint16_t)(t_ns - t_us * 1000);
+    if (d == NULL)
+        return;
+    s->comm = ref_name(w, d->comm, d->comm_len);
+    s->host = ref_name(w, d->host, d->host ? strlen(d->host) : 0);
+    s->pid = small_id(d->pid);
+    s->tid = small_id(d->tid);
 }
 
 void lw_add(live_window *w, const char *stack, size_t len, double weight,
@@ -156,7 +194,9 @@ void lw_add(live_window *w, const char *stack, size_t len, double weight,
     }
     uint32_t id = intern(w, stack, len);
     w->st[id].refs++;
-    w->s[w->n++] = (lw_sample){ t_us, weight, id };
+    w->s[w->n++] = (lw_sample){ .t_us = t_us, .weight = weight, .stack = id,
+                                .comm = LW_NONE, .host = LW_NONE,
+                                .pid = -1, .tid = -1 };
 }
 
 size_t lw_prune(live_window *w, int64_t cutoff_us)
@@ -171,6 +211,12 @@ size_t lw_prune(live_window *w, int64_t cutoff_us)
 }
 
 size_t lw_count(const live_window *w) { return w->n; }
+
+size_t lw_bytes(const live_window *w)
+{
+    return sizeof *w + w->cap * sizeof *w->s + w->capst * sizeof *w->st
+           + w->nbuckets * sizeof *w->buckets + w->text_bytes;
+}
 size_t lw_nstacks(const live_window *w) { return w->live; }
 uint64_t lw_dropped(const live_window *w) { return w->dropped; }
 

@@ -24,11 +24,28 @@
 #include "common/strbuf.h"
 
 /* ---- the window of samples ------------------------------------------ */
+#define LW_NONE UINT32_MAX   /* no name (lw_sample's comm, host) */
+#define LW_UNTIMED INT64_MIN /* a sample without a time: never pruned */
+
 typedef struct lw_sample {
-    int64_t  t_us;      /* microseconds since the epoch */
+    int64_t  t_us;      /* microseconds since the epoch, or LW_UNTIMED */
     double   weight;
     uint32_t stack;     /* id, see lw_stack() */
+    /* what lw_add_detail() knew of it (staprelay web's store); lw_add():
+     * LW_NONE, -1, 0 */
+    uint32_t comm, host;   /* ids of interned names, see lw_stack() */
+    int32_t  pid, tid;     /* -1: unknown */
+    uint16_t t_ns;         /* nanoseconds below t_us (0..999) */
 } lw_sample;
+
+/* What an input knew of a sample beyond its stack (NULL strings, -1
+ * ids: unknown). */
+typedef struct lw_detail {
+    const char *comm;
+    size_t      comm_len;
+    const char *host;
+    int64_t     pid, tid;
+} lw_detail;
 
 typedef struct live_window live_window;
 
@@ -37,14 +54,22 @@ live_window *lw_new(size_t max_samples);
 void         lw_free(live_window *w);
 void         lw_add(live_window *w, const char *stack, size_t len,
                     double weight, int64_t t_us);
-/* Drop every sample older than cutoff_us (t < cutoff); returns how
- * many.  Stacks left without samples are freed. */
+/* The same with a time in nanoseconds (or LW_UNTIMED) and what the
+ * input knew of the sample (d may be NULL); the names are interned as
+ * the stacks are, in the same table. */
+void         lw_add_detail(live_window *w, const char *stack, size_t len,
+                           double weight, int64_t t_ns, const lw_detail *d);
+/* Drop every sample older than cutoff_us (t < cutoff; untimed ones
+ * stay); returns how many.  Stacks left without samples are freed. */
 size_t       lw_prune(live_window *w, int64_t cutoff_us);
 size_t       lw_count(const live_window *w);          /* samples */
-size_t       lw_nstacks(const live_window *w);        /* distinct, live */
+size_t       lw_nstacks(const live_window *w);        /* distinct, live
+                                                       * (names too) */
 uint64_t     lw_dropped(const live_window *w);        /* by the cap */
 const lw_sample *lw_get(const live_window *w, size_t i);   /* arrival order */
 const char  *lw_stack(const live_window *w, uint32_t id, size_t *len);
+/* Bytes held: the sample array, the table and its strings. */
+size_t       lw_bytes(const live_window *w);
 
 /* ---- atomic replacement ---------------------------------------------- */
 typedef int (*live_writer_fn)(FILE *out, void *arg);

@@ -35,6 +35,11 @@ void stopsig_restore(const stopsig_saved *saved)
         sigaction(SIGHUP, &saved->hup, NULL);
 }
 
+void stopsig_request(void)
+{
+    stops++;
+}
+
 int stopsig_count(void)
 {
     return stops;

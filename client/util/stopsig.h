@@ -26,6 +26,9 @@ typedef struct stopsig_saved {
 void stopsig_catch(stopsig_saved *saved, unsigned flags);
 /* Put the saved handlers back. */
 void stopsig_restore(const stopsig_saved *saved);
+/* A request made by the program itself, as a signal would (staprelay
+ * web's main thread takes the signals and passes them on so). */
+void stopsig_request(void);
 /* Requests since stopsig_catch(). */
 int stopsig_count(void);
 

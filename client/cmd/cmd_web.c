@@ -1,0 +1,107 @@
+/* cmd_web: `staprelay web` -- the live profiling page over PCP
+ * (docs/web.md).  This file only wires the parts together: the store
+ * (web/store), the collector thread feeding it (web/collect), the HTTP
+ * server (web/httpd) and the endpoints' route registrations (one call
+ * per web/api_* module). */
+#include "client/cmd/builtin.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "client/cmd/options.h"
+#include "client/render/flamesvg.h"
+#include "client/web/api_profile.h"
+#include "client/web/collect.h"
+#include "client/web/httpd.h"
+#include "client/web/store.h"
+
+static const char web_usage[] =
+    "staprelay web [-h HOST[:PORT]]... [-a ARCHIVE|FARM]... [--series QUERY] "
+    "[--run NAME] [--listen ADDR:PORT] [--window-minutes N] [--allow-runs] "
+    "[-t INTERVAL] [input options] [FILE...] [METRIC...]";
+
+/* Every endpoint's registration: one line per module. */
+static void add_routes(httpd *h, web_profile *p)
+{
+    api_profile_routes(h, p);
+}
+
+int cmd_web(int argc, char **argv)
+{
+    cmd_opts o;
+    int rc = cmd_opts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_FROM_RUN
+                            | OPTS_SVG | OPTS_TREE | OPTS_HEATMAP | OPTS_WEB,
+                            argc, argv, web_usage);
+    if (rc != 0)
+        return rc == 1 ? 0 : rc;
+    if (o.output_dir)
+        return cmd_opts_error(&o, web_usage, "--output-dir: web writes no "
+                              "files (its page has the downloads)");
+    if (o.svg.cp)
+        return cmd_opts_error(&o, web_usage, "--cp: web writes no "
+                              "palette.map (the page keeps colours by name)");
+    if (o.svg.flamechart)
+        return cmd_opts_error(&o, web_usage, "--flamechart: not in web");
+    if (o.nfiles == 0 && !pcp_options_active(&o.pcp))
+        return cmd_opts_error(&o, web_usage, "nothing to show: give -h, -a, "
+                              "--series or files");
+    strbuf err = STRBUF_INIT;
+    if (flamesvg_prepare(&o.svg, &err) < 0) {      /* --nameattr, once */
+        fprintf(stderr, "staprelay web: %s\n", err.buf);
+        sb_free(&err);
+        return 1;
+    }
+
+    /* Signals: every thread started from here blocks them; this one
+     * waits for them (sigwait) and passes a stop on to the collector. */
+    sigset_t stops, old;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    sigaddset(&stops, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &stops, &old);
+    signal(SIGPIPE, SIG_IGN);    /* a vanished browser is an EPIPE */
+
+    bool live = o.pcp.nhosts > 0;
+    web_store *store = store_new((size_t)o.max_samples,
+                                 live ? o.window_min * 60 * 1000000000LL : 0);
+    httpd *h = httpd_new(o.listen, &err);
+    collector *coll = NULL;
+    rc = 0;
+    if (h == NULL) {
+        fprintf(stderr, "staprelay web: %s\n", err.buf);
+        rc = 1;
+    }
+    web_profile prof = { &o, store, NULL, h };
+    if (rc == 0) {
+        add_routes(h, &prof);
+        if (httpd_run(h, &err) < 0) {
+            fprintf(stderr, "staprelay web: %s\n", err.buf);
+            rc = 1;
+        }
+    }
+    if (rc == 0) {
+        coll = collect_start(&o, store, h, &err);
+        if (coll == NULL) {
+            fprintf(stderr, "staprelay web: %s\n", err.buf);
+            rc = 1;
+        }
+        prof.coll = coll;
+    }
+    if (rc == 0) {
+        fprintf(stderr, "staprelay web: %s\n", httpd_url(h));
+        int sig = 0;
+        sigwait(&stops, &sig);
+        fprintf(stderr, "staprelay web: stopping (%s)\n", strsignal(sig));
+    }
+    collect_stop(coll);           /* the last round, then joined */
+    prof.coll = NULL;
+    httpd_free(h);                /* clients ended, threads joined */
+    store_free(store);
+    flamesvg_finish(&o.svg, &err);
+    sb_free(&err);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
