@@ -70,7 +70,7 @@ qa_web_phase_archive() {
    {"name": "stack", "pointer": "/stack", "type": "stack"},
    {"name": "pid", "pointer": "/pid", "type": "integer", "optional": true},
    {"name": "comm", "pointer": "/comm", "type": "string", "optional": true}]}]}' '{"samples": []}'
-    qa_wait_metric staprelay.qweb.samples.records 30 || return 1
+    qa_wait_until 30 "the event metric is there" qa_pminfo staprelay.qweb.samples.records || return 1
     # pmlogger first (two fetches a second for the whole run and 4 s
     # more), then the producer once pmlogger is a reader of the queue
     qa_pmlogger "$arch" $(( (secs + 6) * 2 )) 500 staprelay.qweb.samples.records &

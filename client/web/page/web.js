@@ -842,8 +842,14 @@ function connect() {
 		scheduleLive();
 	});
 	es.addEventListener('gap', function (ev) {
+		// a gap opens (to_ns null), then closes: the same gap twice
 		var g = parseGap(ev.data);
-		if (g) { gaps.push(g); setState('srcstate', g.text, g.e === null ? 'bad' : 'warn'); drawHeatmap(); }
+		if (g) {
+			gaps = gaps.filter(function (x) { return x.s !== g.s; }).concat([g]);
+			api.gapEvents = (api.gapEvents || 0) + 1;
+			setState('srcstate', g.text, g.e === null ? 'bad' : 'warn');
+			drawHeatmap();
+		}
 		refreshInfo();
 	});
 	es.addEventListener('notice', function (ev) {
