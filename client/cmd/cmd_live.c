@@ -257,12 +257,12 @@ static int write_index(FILE *out, void *arg)
             ".gap { color: #b00000; font-weight: bold; }\n"
             ".scroll { overflow-x: auto; border: 1px solid #ddd; }\n"
             ".scroll img { display: block; }\n"
-            "#flamebox { overflow: auto; min-height: 240px; }\n"
+            "#flamebox { overflow: auto; min-height: 160px; }\n"
             "object { display: block; }\n"
             "</style>\n<script>\nfunction fitFlame() { var b = "
             "document.getElementById('flamebox'); if (!b) return; var top = "
             "b.getBoundingClientRect().top + window.scrollY; b.style.height = "
-            "Math.max(240, window.innerHeight - top - 8) + 'px'; b.scrollTop = "
+            "Math.max(160, window.innerHeight - top - 8) + 'px'; b.scrollTop = "
             "b.scrollHeight; }\nwindow.addEventListener('resize', fitFlame);\n"
             "</script>\n</head>\n<body>\n<h1>");
     xml_escape(&sb, t.buf, t.len, true);

@@ -167,7 +167,7 @@ function layoutAxis() {
 	ax.t0 = first;
 	ax.n = Math.max(1, last - first + 1);
 	var avail = Math.max(300, $('timewrap').clientWidth - LEFT - RIGHT - 4);
-	ax.cw = Math.max(1, Math.min(24, Math.floor(avail / ax.n * 100) / 100));
+	ax.cw = Math.max(1, Math.min(live() ? 24 : 60, Math.floor(avail / ax.n * 100) / 100));
 	ax.width = LEFT + ax.n * ax.cw + RIGHT;
 }
 function xOfUs(us) { return LEFT + (us / US - ax.t0) * ax.cw; }
@@ -838,6 +838,7 @@ function connect() {
 		var d = {};
 		try { d = JSON.parse(ev.data); } catch (e) { /* keep going */ }
 		if (d.last_ns && info) info.last_ns = d.last_ns;
+		if (d.samples !== undefined && info) { info.samples = d.samples; showCounts(); }
 		api.lastEvent = d;
 		scheduleLive();
 	});
@@ -887,15 +888,17 @@ function parseGap(data) {
 	var text = j.text || j.reason || j.why || 'gap';
 	return { s: s, e: e, text: 'gap ' + clock(s) + (e !== null ? ' to ' + clock(e) : ' (ongoing)') + ': ' + text };
 }
+function showCounts() {
+	var j = info, n = j.samples !== undefined ? j.samples : j.nsamples;
+	$('counts').textContent = (n !== undefined ? fmtn(n) + ' samples held' : '') + (j.memory_bytes !== undefined ? ', ' + (j.memory_bytes / 1048576).toFixed(1) + ' MiB' : '') +
+		(j.dropped ? ', ' + fmtn(j.dropped) + ' dropped' : '');
+}
 function refreshInfo() {
 	return get('/api/info', 'json').then(function (j) {
 		info = j;
 		api.info = j;
 		gaps = (j.gaps || []).map(parseGap).filter(Boolean);
-		var n = j.samples !== undefined ? j.samples : j.nsamples;
-		var txt = (n !== undefined ? fmtn(n) + ' samples held' : '') + (j.memory_bytes !== undefined ? ', ' + (j.memory_bytes / 1048576).toFixed(1) + ' MiB' : '') +
-			(j.dropped ? ', ' + fmtn(j.dropped) + ' dropped' : '');
-		$('counts').textContent = txt;
+		showCounts();
 		if (gaps.length) { var g = gaps[gaps.length - 1]; setState('srcstate', g.text, g.e === null ? 'bad' : 'warn'); }
 	}, function (e) { msg('info: ' + e.message, 'error'); });
 }
@@ -1040,6 +1043,7 @@ function fillPickers() {
 	$('src').textContent = inputs;
 	$('src').title = inputs;
 	$('runbox').hidden = !info.allow_runs;
+	$('win').parentNode.hidden = $('follow').parentNode.hidden = !live();
 }
 
 // ---- start ---------------------------------------------------------------------
