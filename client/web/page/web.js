@@ -455,6 +455,11 @@ function loadHeatmap(full) {
 		var t = Date.now();
 		api.lastColumnAt = t;
 		api.lastColumnSec = haveTo;
+		// how far behind its own time the newest sample reached its
+		// cell (bench/web): the last 100 fetches
+		if (live() && info && info.last_ns) {
+			api.lag = (api.lag || []).concat([t - info.last_ns / 1e6]).slice(-100);
+		}
 	}, function (e) {
 		if (e.status === 400 && /no samples|empty|nothing/i.test(e.message)) return;
 		msg('heat map: ' + e.message, 'warn');
