@@ -450,6 +450,7 @@ function loadHeatmap(full) {
 	var from;
 	if (full || haveTo === null) { cols.clear(); haveFrom = haveTo = null; from = live() ? winFrom() : null; }
 	else from = haveTo;            // the newest column again: it was partial
+	var newest = info && info.last_ns;      // held when the fetch starts
 	return get(heatmapQuery(from, null), 'json').then(function (g) {
 		mergeGrid(g, from === null ? undefined : from);
 		var t = Date.now();
@@ -457,8 +458,8 @@ function loadHeatmap(full) {
 		api.lastColumnSec = haveTo;
 		// how far behind its own time the newest sample reached its
 		// cell (bench/web): the last 100 fetches
-		if (live() && info && info.last_ns) {
-			api.lag = (api.lag || []).concat([t - info.last_ns / 1e6]).slice(-100);
+		if (live() && newest) {
+			api.lag = (api.lag || []).concat([t - newest / 1e6]).slice(-100);
 		}
 	}, function (e) {
 		if (e.status === 400 && /no samples|empty|nothing/i.test(e.message)) return;
