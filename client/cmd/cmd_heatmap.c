@@ -70,6 +70,7 @@ static int read_pprof_times(const char *cmd, const char *name, FILE *fp,
     stack_sink sink;
     stack_sink_init(&sink, ctx->h->tab, 0, in->strip_hex);
     stack_sink_observe(&sink, observe, ctx);
+    stack_sink_filter(&sink, in->filter);
     input_stats st;
     memset(&st, 0, sizeof st);
     strbuf err = STRBUF_INIT;
@@ -141,6 +142,7 @@ static int read_perf(const char *cmd, const char *path,
         stack_sink sink;
         stack_sink_init(&sink, ctx->h->tab, 0, in->strip_hex);
         stack_sink_observe(&sink, observe, ctx);
+        stack_sink_filter(&sink, in->filter);
         perf_collapser *pc = perf_collapser_new(&in->perf, &sink);
         const char *line;
         ssize_t n;

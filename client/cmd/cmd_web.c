@@ -5,13 +5,16 @@
  * per web/api_* module). */
 #include "client/cmd/builtin.h"
 
+#include <pcp/pmapi.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "client/cmd/options.h"
 #include "client/render/flamesvg.h"
+#include "client/web/api_metrics.h"
 #include "client/web/api_profile.h"
 #include "client/web/collect.h"
 #include "client/web/httpd.h"
@@ -23,9 +26,22 @@ static const char web_usage[] =
     "[-t INTERVAL] [input options] [FILE...] [METRIC...]";
 
 /* Every endpoint's registration: one line per module. */
-static void add_routes(httpd *h, web_profile *p)
+static void add_routes(httpd *h, web_profile *p, web_metrics *m)
 {
     api_profile_routes(h, p);
+    web_metrics_routes(m, h);
+}
+
+/* -t in seconds (its syntax was checked with the options); 1 s. */
+static double interval_seconds(const cmd_opts *o)
+{
+    struct timeval tv;
+    char *msg = NULL;
+    double s = 1;
+    if (o->pcp.interval && pmParseInterval(o->pcp.interval, &tv, &msg) >= 0)
+        s = (double)tv.tv_sec + tv.tv_usec / 1e6;
+    free(msg);
+    return s > 0 ? s : 1;
 }
 
 int cmd_web(int argc, char **argv)
@@ -75,8 +91,17 @@ int cmd_web(int argc, char **argv)
         rc = 1;
     }
     web_profile prof = { &o, store, NULL, h };
+    web_metrics *metrics = NULL;
     if (rc == 0) {
-        add_routes(h, &prof);
+        metrics = web_metrics_new(&o.pcp, interval_seconds(&o), o.window_min,
+                                  o.allow_runs, &err);
+        if (metrics == NULL) {
+            fprintf(stderr, "staprelay web: %s\n", err.buf);
+            rc = 1;
+        }
+    }
+    if (rc == 0) {
+        add_routes(h, &prof, metrics);
         if (httpd_run(h, &err) < 0) {
             fprintf(stderr, "staprelay web: %s\n", err.buf);
             rc = 1;
@@ -99,6 +124,7 @@ int cmd_web(int argc, char **argv)
     collect_stop(coll);           /* the last round, then joined */
     prof.coll = NULL;
     httpd_free(h);                /* clients ended, threads joined */
+    web_metrics_free(metrics);    /* its fetch thread joined */
     store_free(store);
     flamesvg_finish(&o.svg, &err);
     sb_free(&err);

@@ -237,6 +237,12 @@ void inout_run_title(strbuf *sb, const char *name, const pcp_run *r)
 
 int inout_empty_input(const cmd_opts *o)
 {
+    if (o->in.filter) {
+        fprintf(stderr, "staprelay %s: no stack samples left after the "
+                "filters (--focus, --ignore, --hide, --show, --only-*)\n",
+                o->command);
+        return 2;
+    }
     if (pcp_options_active(&o->pcp) && o->nfiles == 0) {
         if (o->pcp.run)
             fprintf(stderr, "staprelay %s: no stack samples from run %s\n",

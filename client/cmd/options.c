@@ -31,6 +31,8 @@ enum {
     O_USER_ONLY, O_SCRIPT_DIR, O_BACKEND, O_REPLAY, O_SAVE,
     O_SAMPLE_INDEX, O_SAMPLE_TIMES, O_NODECOUNT, O_NODEFRACTION,
     O_EDGEFRACTION,
+    O_FOCUS, O_IGNORE, O_HIDE, O_SHOW, O_ONLY_PID, O_ONLY_TID, O_ONLY_COMM,
+    O_ONLY_HOST,
 };
 
 /* Every option of every command.  A long name or a short letter may
@@ -77,6 +79,24 @@ static const opt_def options[] = {
       "NAME|N", "pprof input: the sample type drawn (default: pprof's)" },
     { "sample-times", no_argument, 0, O_SAMPLE_TIMES, OPTS_OUTPUT,
       "", "--format pprof: keep each sample's time" },
+    /* pprof's filters (stack/stackfilter.h, the one rule); --pid and
+     * --tid are taken (root frames), hence --only-pid and its kin */
+    { "focus", required_argument, 0, O_FOCUS, OPTS_FILTER,
+      "RE", "keep only samples with a frame matching RE (POSIX extended)" },
+    { "ignore", required_argument, 0, O_IGNORE, OPTS_FILTER,
+      "RE", "drop samples with a frame matching RE" },
+    { "hide", required_argument, 0, O_HIDE, OPTS_FILTER,
+      "RE", "remove frames matching RE from every stack" },
+    { "show", required_argument, 0, O_SHOW, OPTS_FILTER,
+      "RE", "keep only frames matching RE" },
+    { "only-pid", required_argument, 0, O_ONLY_PID, OPTS_FILTER,
+      "PID", "keep only samples of process PID (repeatable)" },
+    { "only-tid", required_argument, 0, O_ONLY_TID, OPTS_FILTER,
+      "TID", "keep only samples of thread TID (repeatable)" },
+    { "only-comm", required_argument, 0, O_ONLY_COMM, OPTS_FILTER,
+      "NAME", "keep only samples of command NAME (repeatable)" },
+    { "only-host", required_argument, 0, O_ONLY_HOST, OPTS_FILTER,
+      "HOST", "keep only samples from HOST (repeatable; PCP inputs)" },
     { "title", required_argument, 0, O_TITLE, OPTS_SVG,
       "TEXT", "title (default: Flame Graph)" },
     { "subtitle", required_argument, 0, O_SUBTITLE, OPTS_SVG,
@@ -379,6 +399,76 @@ const char *cmd_opts_format(const cmd_opts *o, const char *const formats[])
     return NULL;
 }
 
+/* ---- the filters (stack/stackfilter.h) ------------------------------------- */
+
+/* A regex once (pprof's: combine with '|'); an id or name list up to
+ * STACKFILTER_MAX_IDS. */
+static int take_filter(cmd_opts *o, const char *usage, int id,
+                       const char *arg)
+{
+    static const char *const names[] = { "--focus", "--ignore", "--hide",
+                                         "--show" };
+    stackfilter_spec *f = &o->filter;
+    const char **re[] = { &f->focus, &f->ignore, &f->hide, &f->show };
+    if (id >= O_FOCUS && id <= O_SHOW) {
+        if (*re[id - O_FOCUS])
+            return cmd_opts_error(o, usage, "%s given twice (one regex: "
+                                  "join them with '|')", names[id - O_FOCUS]);
+        *re[id - O_FOCUS] = arg;
+        return 0;
+    }
+    int *n = id == O_ONLY_PID ? &f->npids : id == O_ONLY_TID ? &f->ntids
+             : id == O_ONLY_COMM ? &f->ncomms : &f->nhosts;
+    const char *opt = id == O_ONLY_PID ? "--only-pid" : id == O_ONLY_TID
+                      ? "--only-tid" : id == O_ONLY_COMM ? "--only-comm"
+                      : "--only-host";
+    if (*n == STACKFILTER_MAX_IDS)
+        return cmd_opts_error(o, usage, "more than %d %s", STACKFILTER_MAX_IDS,
+                              opt);
+    if (id == O_ONLY_PID || id == O_ONLY_TID) {
+        long v;
+        if (number(o, usage, opt, arg, 0, 0x7fffffffL, &v))
+            return 2;
+        (id == O_ONLY_PID ? f->pids : f->tids)[(*n)++] = v;
+        return 0;
+    }
+    if (*arg == '\0')
+        return cmd_opts_error(o, usage, "%s needs a name", opt);
+    (id == O_ONLY_COMM ? f->comms : f->hosts)[(*n)++] = arg;
+    return 0;
+}
+
+/* The compiled filter of the last parse: freed by the next parse and at
+ * exit (the commands keep their cmd_opts to the end). */
+static stackfilter *parsed_filter;
+
+static void free_parsed_filter(void)
+{
+    stackfilter_free(parsed_filter);
+    parsed_filter = NULL;
+}
+
+/* Compile the filters given into o->in.filter (NULL when none). */
+static int finish_filter(cmd_opts *o, const char *usage)
+{
+    static bool registered;
+    free_parsed_filter();
+    if (!registered)
+        atexit(free_parsed_filter);
+    registered = true;
+    strbuf err = STRBUF_INIT;
+    stackfilter *f = stackfilter_new(&o->filter, &err);
+    int rc = 0;
+    if (f == NULL)
+        rc = cmd_opts_error(o, usage, "%s", err.buf);
+    else if (stackfilter_empty(f))
+        stackfilter_free(f);
+    else
+        o->in.filter = parsed_filter = f;
+    sb_free(&err);
+    return rc;
+}
+
 /* ---- one option ------------------------------------------------------------ */
 
 /* Take option id with argument arg (NULL for flags).  Returns 0, or 2
@@ -390,6 +480,9 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
     double d;
     long n;
     switch (id) {
+    case O_FOCUS: case O_IGNORE: case O_HIDE: case O_SHOW:
+    case O_ONLY_PID: case O_ONLY_TID: case O_ONLY_COMM: case O_ONLY_HOST:
+        return take_filter(o, usage, id, arg);
     case O_OUTPUT: o->output = arg; break;
     case O_FORMAT: o->format = arg; break;
     case O_HOST:
@@ -778,6 +871,7 @@ static bool takes_no_dash(int id)
 
 static const struct { int group; const char *title; } group_titles[] = {
     { OPTS_INPUT,    "Input options" },
+    { OPTS_FILTER,   "Filters" },
     { OPTS_PCP,      "PCP inputs" },
     { OPTS_FROM_RUN, "Runs" },
     { OPTS_SVG,      "Flame graph options" },
@@ -865,6 +959,8 @@ int cmd_opts_parse(cmd_opts *o, int groups, int argc, char **argv,
                    const char *usage)
 {
     defaults(o, argv[0]);
+    if (groups & OPTS_INPUT)
+        groups |= OPTS_FILTER;      /* every command reading stacks */
     struct option lo[NOPTIONS + 1];
     char shortopts[2 * NOPTIONS + 2];
     build_table(groups, lo, shortopts);
@@ -899,5 +995,6 @@ int cmd_opts_parse(cmd_opts *o, int groups, int argc, char **argv,
                               "apply to it");
     if (groups & OPTS_SCRIPT)
         return finish_script(o, usage);
-    return finish_pcp(o, usage);
+    int rc = finish_filter(o, usage);
+    return rc ? rc : finish_pcp(o, usage);
 }

@@ -14,6 +14,7 @@
 #include "client/input/pcp_input.h"
 #include "client/render/flamesvg.h"
 #include "client/run/run.h"
+#include "client/stack/stackfilter.h"
 #include "client/util/outfile.h"
 
 enum {
@@ -35,6 +36,10 @@ enum {
                               * --kernel-only --user-only --dir --backend;
                               * exactly one argument, the script */
     OPTS_GRAPH    = 1 << 11, /* --nodecount --nodefraction --edgefraction */
+    OPTS_FILTER   = 1 << 12, /* --focus --ignore --hide --show --only-pid
+                              * --only-tid --only-comm --only-host
+                              * (stack/stackfilter.h); every command taking
+                              * OPTS_INPUT takes these */
     OPTS_WEB      = 1 << 15, /* --listen --allow-runs --window-minutes
                               * --max-samples (staprelay web) */
 };
@@ -95,6 +100,9 @@ typedef struct cmd_opts {
     double        nodefraction, edgefraction;
     /* OPTS_SCRIPT: the script named and its options */
     run_opts      script;
+    /* OPTS_FILTER: the spec as given; compiled into in.filter by the
+     * parse (valid until the next cmd_opts_parse, freed at exit) */
+    stackfilter_spec filter;
 } cmd_opts;
 
 /* Parse argv (argv[0] is the command name) for a command accepting the

@@ -185,6 +185,7 @@ static int read_pprof(FILE *fp, int first, const input_options *opt,
     stack_sink_init(&sink, tab, opt->col, opt->strip_hex);
     stack_sink_observe(&sink, opt->on_sample, opt->on_sample_arg);
     stack_sink_observe_detail(&sink, opt->on_detail, opt->on_detail_arg);
+    stack_sink_filter(&sink, opt->filter);
     input_stats one;
     memset(&one, 0, sizeof one);
     int rc = pprof_read_stream(fp, first, opt, &sink, &one, err);
@@ -233,6 +234,7 @@ int input_read_stream(FILE *fp, const input_options *opt, stacktab *tab,
     stack_sink_init(&sink, tab, opt->col, opt->strip_hex);
     stack_sink_observe(&sink, opt->on_sample, opt->on_sample_arg);
     stack_sink_observe_detail(&sink, opt->on_detail, opt->on_detail_arg);
+    stack_sink_filter(&sink, opt->filter);
     perf_collapser *pc = NULL;
     stap_collapser *sc = NULL;
     frame_opts fo = perf_frame_opts(&opt->perf);

@@ -37,6 +37,8 @@ typedef struct input_options {
     void        *on_detail_arg;
     const char  *sample_index;   /* pprof input: --sample-index, or NULL
                                   * for the profile's default */
+    const struct stackfilter *filter;  /* applied where the samples are
+                                  * delivered (stack_sink_filter), or NULL */
     bool         count_samples;  /* pprof input without --sample-index:
                                   * read the "samples" values when the
                                   * profile has them (heat maps count

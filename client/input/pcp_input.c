@@ -202,6 +202,30 @@ static int lookup_event_metric(const char *name, pmID *pmid)
     return 0;
 }
 
+/* rd->stack, a sample's folded stack, to the live hook or the sink:
+ * the filters (--focus ...) apply either way, in the sink's one place.
+ * False when the filter dropped it. */
+static bool deliver(reader *rd, double weight, int col, int64_t when_ns,
+                    const stack_context *ctx, bool record)
+{
+    if (rd->po->on_stack) {
+        const char *stack = rd->stack.buf;
+        size_t len = rd->stack.len;
+        if (!stack_sink_pass(&rd->sink, &stack, &len, ctx))
+            return false;
+        if (record && rd->in->on_detail)    /* web: with the context */
+            rd->in->on_detail(rd->in->on_detail_arg, stack, len, weight, col,
+                              when_ns, ctx);
+        else
+            rd->po->on_stack(rd->po->hook_arg, stack, len, weight, when_ns);
+        return true;
+    }
+    uint64_t before = rd->sink.filtered;
+    stack_sink_add_ctx(&rd->sink, rd->stack.buf, rd->stack.len, weight, col,
+                       when_ns, ctx);
+    return rd->sink.filtered == before;
+}
+
 /* A counter's stack as a record's would be drawn: a counter names no
  * process, so no process frame (--pid and --tid have nothing to show);
  * --no-marks applies. */
@@ -223,12 +247,10 @@ static void on_counted(void *arg, const char *folded, size_t len,
                        .weight = weight };
     if (!counter_stack(rd, rd->po->by_host ? s->host : NULL, &smp))
         return;
-    if (rd->po->on_stack)
-        rd->po->on_stack(rd->po->hook_arg, rd->stack.buf, rd->stack.len,
-                         weight, when_ns);
-    else
-        stack_sink_add_at(&rd->sink, rd->stack.buf, rd->stack.len, weight,
-                          s->col, when_ns);
+    stack_context ctx = { .pid = -1, .tid = -1,
+                          .host = s->host[0] ? s->host : NULL,
+                          .time_ns = when_ns, .samples = weight };
+    deliver(rd, weight, s->col, when_ns, &ctx, false);
 }
 
 /* A counter of pmdastaprelay's (pcp_counters.h): an integer counter
@@ -454,16 +476,8 @@ static void on_sample(void *arg, const pcp_sample *smp)
         .time_ns = smp->when_ns,
         .samples = smp->weight,      /* a record's count is samples */
     };
-    if (rd->po->on_stack && rd->in->on_detail)    /* web: with the context */
-        rd->in->on_detail(rd->in->on_detail_arg, rd->stack.buf,
-                          rd->stack.len, smp->weight, s->col, smp->when_ns,
-                          &ctx);
-    else if (rd->po->on_stack)
-        rd->po->on_stack(rd->po->hook_arg, rd->stack.buf, rd->stack.len,
-                         smp->weight, smp->when_ns);
-    else
-        stack_sink_add_ctx(&rd->sink, rd->stack.buf, rd->stack.len,
-                           smp->weight, s->col, smp->when_ns, &ctx);
+    if (!deliver(rd, smp->weight, s->col, smp->when_ns, &ctx, true))
+        return;
     rd->st->stacks++;
     rd->weight += smp->weight;
 }
@@ -1521,8 +1535,9 @@ static void counted_from_series(void *arg, const char *host, const char *folded,
                        .weight = weight };
     if (!counter_stack(rd, rd->po->by_host ? host : NULL, &smp))
         return;
-    stack_sink_add_at(&rd->sink, rd->stack.buf, rd->stack.len, weight, -1,
-                      when_ns);
+    stack_context ctx = { .pid = -1, .tid = -1, .host = host,
+                          .time_ns = when_ns, .samples = weight };
+    deliver(rd, weight, -1, when_ns, &ctx, false);
 }
 
 /* -S/-T for pmseries, against (the epoch, now): what pmseries holds may
@@ -1606,6 +1621,7 @@ int pcp_input_read(const pcp_options *po, const input_options *in,
     stack_sink_init(&rd.sink, tab, in->col, in->strip_hex);
     stack_sink_observe(&rd.sink, in->on_sample, in->on_sample_arg);
     stack_sink_observe_detail(&rd.sink, in->on_detail, in->on_detail_arg);
+    stack_sink_filter(&rd.sink, in->filter);
     if (po->series) {
         int rc = read_series(&rd, err);
         stack_sink_free(&rd.sink);

@@ -15,7 +15,23 @@
  *      the host or process one, is a frame like any other);
  *   a stack left without frames is dropped.
  * Regexes are POSIX extended (regcomp REG_EXTENDED|REG_NOSUB), matched
- * against a whole frame name's text anywhere (unanchored, as pprof). */
+ * against a frame name's text anywhere (unanchored, as pprof; '^' and
+ * '$' are the frame's own ends), byte by byte (the client runs in the C
+ * locale: a UTF-8 character in a pattern matches itself, '.' is one
+ * byte).  An empty pattern is none (an empty form field).
+ *
+ * Hostile patterns: glibc's regexec is exponential with back-references
+ * and regcomp expands bounded repetitions multiplied through nesting, so
+ * a pattern is refused (stackfilter_new's error) when it is longer than
+ * STACKFILTER_MAX_PATTERN bytes, has a back-reference (\1..\9: RE2,
+ * pprof's syntax, has none either) or repeats more than
+ * STACKFILTER_MAX_REPEAT times through nesting ("(a{100}){100}").  What
+ * is left matches in time polynomial in the frame's and the pattern's
+ * lengths (the frames are bounded by the inputs' stack limits).
+ *
+ * Context lists (pid, tid, comm, host) match exactly; a sample whose
+ * input does not know the field (folded text knows no pid, no input but
+ * PCP knows the host) does not match: with such a list, it is dropped. */
 #ifndef STAPRELAY_STACKFILTER_H
 #define STAPRELAY_STACKFILTER_H
 
@@ -25,7 +41,9 @@
 #include "client/stack/stacksink.h"
 #include "common/strbuf.h"
 
-#define STACKFILTER_MAX_IDS 32
+#define STACKFILTER_MAX_IDS     32     /* values per context list */
+#define STACKFILTER_MAX_PATTERN 1024   /* bytes of one regex */
+#define STACKFILTER_MAX_REPEAT  1000   /* {n,m} counts multiplied */
 
 typedef struct stackfilter_spec {
     const char *focus, *ignore, *hide, *show;   /* NULL: none */

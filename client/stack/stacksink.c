@@ -3,6 +3,8 @@
 
 #include <ctype.h>
 
+#include "client/stack/stackfilter.h"
+
 void stack_sink_init(stack_sink *s, stacktab *tab, int col, bool strip_hex)
 {
     s->tab = tab;
@@ -14,10 +16,22 @@ void stack_sink_init(stack_sink *s, stacktab *tab, int col, bool strip_hex)
     s->on_sample_arg = NULL;
     s->on_detail = NULL;
     s->on_detail_arg = NULL;
+    s->filter = NULL;
+    s->filtered = 0;
     s->scratch = (strbuf)STRBUF_INIT;
+    s->kept = (strbuf)STRBUF_INIT;
 }
 
-void stack_sink_free(stack_sink *s) { sb_free(&s->scratch); }
+void stack_sink_free(stack_sink *s)
+{
+    sb_free(&s->scratch);
+    sb_free(&s->kept);
+}
+
+void stack_sink_filter(stack_sink *s, const struct stackfilter *f)
+{
+    s->filter = stackfilter_empty(f) ? NULL : f;
+}
 
 static bool is_lower_hex(char c)
 {
@@ -48,27 +62,69 @@ void stack_sink_add_at(stack_sink *s, const char *stack, size_t len,
     stack_sink_add_ctx(s, stack, len, weight, col, when_ns, NULL);
 }
 
+/* --strip-hex: 0x[0-9a-f]+ as 0x... (difffolded.pl -s) */
+static void strip_hex(stack_sink *s, const char **stack, size_t *len)
+{
+    const char *in = *stack;
+    size_t n = *len;
+    sb_reset(&s->scratch);
+    for (size_t i = 0; i < n; i++) {
+        if (in[i] == '0' && i + 2 < n && in[i + 1] == 'x'
+            && is_lower_hex(in[i + 2])) {
+            sb_add(&s->scratch, "0x...", 5);
+            i += 2;
+            while (i + 1 < n && is_lower_hex(in[i + 1]))
+                i++;
+            continue;
+        }
+        sb_addc(&s->scratch, in[i]);
+    }
+    *stack = s->scratch.buf;
+    *len = s->scratch.len;
+}
+
+/* stack_sink_pass; *reshaped: the filter took frames out. */
+static bool pass(stack_sink *s, const char **stack, size_t *len,
+                 const stack_context *ctx, bool *reshaped)
+{
+    *reshaped = false;
+    if (s->strip_hex)
+        strip_hex(s, stack, len);
+    if (s->filter == NULL)
+        return true;
+    if (!stackfilter_apply(s->filter, *stack, *len, ctx, &s->kept)) {
+        s->filtered++;
+        return false;
+    }
+    *reshaped = s->kept.len != *len;     /* hide/show only take out */
+    *stack = s->kept.buf;
+    *len = s->kept.len;
+    return true;
+}
+
+bool stack_sink_pass(stack_sink *s, const char **stack, size_t *len,
+                     const stack_context *ctx)
+{
+    bool reshaped;
+    return pass(s, stack, len, ctx, &reshaped);
+}
+
 void stack_sink_add_ctx(stack_sink *s, const char *stack, size_t len,
                         double weight, int col, int64_t when_ns,
                         const stack_context *ctx)
 {
     if (col < 0)
         col = s->col;
-    if (s->strip_hex) {
-        sb_reset(&s->scratch);
-        for (size_t i = 0; i < len; i++) {
-            if (stack[i] == '0' && i + 2 < len + 0 && stack[i + 1] == 'x'
-                && is_lower_hex(stack[i + 2])) {
-                sb_add(&s->scratch, "0x...", 5);
-                i += 2;
-                while (i + 1 < len && is_lower_hex(stack[i + 1]))
-                    i++;
-                continue;
-            }
-            sb_addc(&s->scratch, stack[i]);
-        }
-        stack = s->scratch.buf;
-        len = s->scratch.len;
+    bool reshaped;
+    if (!pass(s, &stack, &len, ctx, &reshaped))
+        return;
+    stack_context bare;
+    if (reshaped && ctx && ctx->frames) {
+        /* --hide/--show took frames out: the frames as read no longer
+         * line up with the stack's (pprof's locations would) */
+        bare = *ctx;
+        bare.frames = NULL;
+        ctx = &bare;
     }
     size_t entry = stacktab_add(s->tab, stack, len, col, weight);
     s->stacks++;

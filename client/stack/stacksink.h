@@ -52,6 +52,8 @@ typedef void (*stack_detail_fn)(void *arg, const char *stack, size_t len,
                                 double weight, int col, int64_t when_ns,
                                 const stack_context *ctx);
 
+struct stackfilter;
+
 typedef struct stack_sink {
     stacktab *tab;       /* not owned */
     int       col;       /* column for single-count input */
@@ -63,7 +65,10 @@ typedef struct stack_sink {
     void     *on_sample_arg;
     stack_detail_fn on_detail;
     void     *on_detail_arg;
+    const struct stackfilter *filter;  /* not owned; NULL: none */
+    uint64_t  filtered;  /* samples the filter dropped */
     strbuf    scratch;
+    strbuf    kept;      /* the filter's output */
 } stack_sink;
 
 void stack_sink_init(stack_sink *s, stacktab *tab, int col, bool strip_hex);
@@ -80,6 +85,16 @@ void stack_sink_add_at(stack_sink *s, const char *stack, size_t len,
 void stack_sink_add_ctx(stack_sink *s, const char *stack, size_t len,
                         double weight, int col, int64_t when_ns,
                         const stack_context *ctx);
+/* The filters (--focus ... --only-host, stack/stackfilter.h) every
+ * sample delivered passes first, with its context (after --strip-hex:
+ * the frames as drawn); NULL removes them.  The one place they apply:
+ * inputs that deliver elsewhere (a live hook) call stack_sink_pass. */
+void stack_sink_filter(stack_sink *s, const struct stackfilter *f);
+/* Apply s's filter (after --strip-hex) to one sample: false when it is
+ * dropped (counted in s->filtered); true with *stack, *len the stack to
+ * keep (s's own buffer until the next call, or the input's). */
+bool stack_sink_pass(stack_sink *s, const char **stack, size_t *len,
+                     const stack_context *ctx);
 /* Install an observer; NULL removes it. */
 void stack_sink_observe(stack_sink *s, stack_sample_fn fn, void *arg);
 void stack_sink_observe_detail(stack_sink *s, stack_detail_fn fn, void *arg);
