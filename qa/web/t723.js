@@ -36,12 +36,14 @@ L.run(async () => {
     let { browser, page, log } = await L.open(webUrl);
     await L.until(page, 'the page is ready', () => window.staprelay_web && window.staprelay_web.ready, null, 60);
     // a chart of the run queue, if the host has one
+    // a chart of the run queue over the heat map (pmdalinux in the pmcd)
     const pm = await page.evaluate(() => window.staprelay_web.pmns);
-    if (pm > 0) {
-        await page.type('#addchart', 'kernel.all.load');
-        await page.click('#addchartbtn');
-        await L.until(page, 'the chart', () => { const d = document.querySelector('.chart'); return d && +d.dataset.points > 0; }, null, 30).catch(() => null);
-    }
+    sayIf(pm > 0, 'web: the host\'s namespace is offered', 'web: no namespace from /api/pmns');
+    await page.type('#addchart', 'kernel.all.runnable');
+    await page.click('#addchartbtn');
+    await L.until(page, 'the chart has points', () => { const d = document.querySelector('.chart'); return d && +d.dataset.points >= 6; }, null, 90);
+    const chart = await page.evaluate(() => { const c = document.querySelector('.chart canvas').getBoundingClientRect(), h = document.getElementById('hm').getBoundingClientRect(); return [c.left, c.width, h.left, h.width, c.bottom <= h.top]; });
+    sayIf(chart[0] === chart[2] && chart[1] === chart[3] && chart[4], 'web: the chart sits over the heat map on the same time axis', 'web: chart ' + JSON.stringify(chart));
     const ax = await page.evaluate(() => window.staprelay_web.axis);
     const last = await page.evaluate(() => window.staprelay_web.heatmap.t0 + window.staprelay_web.heatmap.n - 1);
     await L.dragCells(page, [last - 8, 49], [last - 1, 0]);

@@ -301,6 +301,18 @@ function parseValues(j) {
 			return [p.t_ns !== undefined ? nsUs(p.t_ns) : tUs(p.t !== undefined ? p.t : p.time), p.v === undefined ? Number(p.value) : (p.v === null ? null : Number(p.v))];
 		});
 	}
+	// /api/values (api_metrics): {t_ms: [..], instances: [{name, values: [..]}]}
+	if (Array.isArray(j.t_ms) && Array.isArray(j.instances)) {
+		j.instances.forEach(function (inst) {
+			out.series.push({ name: inst.name === null ? '' : inst.name, pts: j.t_ms.map(function (t, k) {
+				var v = inst.values[k];
+				return [Math.round(t * 1000), v === null || v === undefined ? null : Number(v)];
+			}) });
+		});
+		if (j.rate && out.units) out.units += '';
+		if (j.error) out.err = j.error;
+		return out;
+	}
 	var list = j.series || j.instances || j.values;
 	if (Array.isArray(list) && list.length && typeof list[0] === 'object' && !Array.isArray(list[0]))
 		list.forEach(function (s) { out.series.push({ name: s.name || s.instance || s.inst || '', pts: pts(s.points || s.values || s.samples) }); });
@@ -951,9 +963,11 @@ function startRun() {
 	fetch('/api/run', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: body.toString() }).then(function (r) {
 		return r.text().then(function (t) {
 			var shown = t.trim(), j = null;
-			try { j = JSON.parse(t); shown = j.answer || j.text || j.message || j.reason || t.trim(); } catch (e) { /* text */ }
-			$('runmsg').textContent = (r.ok ? 'accepted: ' : 'refused: ') + shown;
-			api.runAnswer = { ok: r.ok, status: r.status, text: shown };
+			// api_metrics: {accepted, answer: "accepted: NAME" | "refused: WHY", run, reason}
+			try { j = JSON.parse(t); shown = j.answer || (j.reason ? 'refused: ' + j.reason : '') || j.status || t.trim(); } catch (e) { /* text */ }
+			if (!/^(accepted|refused)/.test(shown)) shown = (r.ok ? 'accepted: ' : 'refused: ') + shown;
+			$('runmsg').textContent = shown + (j && j.run ? ' (run ' + j.run + ': its records follow on the heat map)' : '');
+			api.runAnswer = { ok: r.ok, status: r.status, text: shown, run: j && j.run };
 			if (r.ok && j && j.metric) followRun(j.metric);
 		});
 	}, function (e) { $('runmsg').textContent = 'failed: ' + e.message; });
@@ -1086,8 +1100,7 @@ function start() {
 		layoutAxis();
 		setState('conn', live() ? 'connecting' : 'archive/file: not live', live() ? 'warn' : '');
 		if (live()) connect();
-		loadPmns('');
-		return Promise.all([loadHeatmap(true), refreshView()]).then(function () {
+		return Promise.all([loadHeatmap(true), refreshView(), loadPmns('')]).then(function () {
 			fetchCharts();
 			msg(live() ? 'Live: the heat map fills in as samples arrive. Drag across cells or a chart to select a range.' :
 				'Drag across heat map cells or a chart to select a range; the views below show it.');
