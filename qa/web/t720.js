@@ -97,6 +97,33 @@ L.run(async () => {
     sayIf(same(upNames, callers) && same(downNames, callees), 'sandwich: its callers and callees are fold\'s',
         'callers ' + JSON.stringify([...upNames]) + ' vs ' + JSON.stringify([...callers]) + '; callees ' + JSON.stringify([...downNames]) + ' vs ' + JSON.stringify([...callees]));
 
+    // the call graph: caller -> callee edges weighted by fold's stacks
+    await page.click('#tabs button[data-view=graph]');
+    await L.until(page, 'the call graph', () => window.staprelay_web.view && window.staprelay_web.view.view === 'graph', null, 30);
+    const edges = await page.evaluate(() => [...document.querySelectorAll('table.top tbody tr')].map((tr) => [tr.children[0].textContent, tr.children[1].textContent, +tr.children[2].textContent.replace(/,/g, '')]));
+    const calls = new Map();
+    for (const [s, v] of folded.stacks) {
+        const fr = s.split(';'), seen = new Set();
+        for (let i = 0; i + 1 < fr.length; i++) { const k = fr[i] + ' -> ' + fr[i + 1]; if (!seen.has(k)) { seen.add(k); calls.set(k, (calls.get(k) || 0) + v); } }
+    }
+    sayIf(edges.length === calls.size && edges.every((e) => calls.get(e[0] + ' -> ' + e[1]) === e[2]), 'call graph: every call weighs what fold\'s stacks say (' + calls.size + ' calls)',
+        'call graph ' + JSON.stringify(edges.slice(0, 5)) + ' vs ' + JSON.stringify([...calls].slice(0, 5)));
+
+    // downloads of the view: the API's, for the same selection
+    const dl = await page.evaluate(async () => {
+        const out = {};
+        for (const id of ['dl-svg', 'dl-folded', 'dl-pprof', 'dl-speedscope']) {
+            const a = document.getElementById(id), r = await fetch(a.getAttribute('href'));
+            const b = await r.arrayBuffer();
+            out[id] = { status: r.status, type: r.headers.get('content-type'), bytes: b.byteLength, text: id === 'dl-folded' ? new TextDecoder().decode(b) : null,
+                href: a.getAttribute('href') };
+        }
+        return out;
+    });
+    const dlFold = L.folded(dl['dl-folded'].text);
+    sayIf(Object.values(dl).every((d) => d.status === 200 && d.bytes > 0) && dlFold.total === folded.total && /start=/.test(dl['dl-svg'].href),
+        'downloads: SVG, folded (fold\'s stacks of the window), pprof, speedscope of the selection', 'downloads: ' + JSON.stringify(Object.values(dl).map((d) => [d.href, d.status, d.type, d.bytes])));
+
     const away = L.foreign(log, origin);
     sayIf(log.requests.length > 3 && away.length === 0, 'network: every request went to the server', 'requests elsewhere: ' + away.join(' '));
     sayIf(log.errors.length === 0, 'no script errors', 'script errors: ' + log.errors.join('; '));

@@ -82,6 +82,23 @@ L.run(async () => {
     sayIf(m2 === m1, 'the same Matched %', 'matched ' + m2 + ' after ' + m1);
     sayIf((await page.evaluate(() => location.href)) === link, 'the same URL', 'the URL changed');
 
+    console.log('== zoom');
+    await page.evaluate(() => { const g = [...document.querySelectorAll('#viewbody svg.flame g.f')].find((x) => x.dataset.n === 'phase_b'); g.dispatchEvent(new MouseEvent('click', { bubbles: true })); });
+    await L.until(page, 'zoomed', () => /zoom=/.test(location.search) && document.querySelector('#viewbody svg.flame g.f.dim'), null, 30);
+    const z = await L.flame(page);
+    const zb = z.frames.find((x) => x.n === 'phase_b'), W = await page.$eval('#viewbody svg.flame', (e) => +e.getAttribute('width'));
+    sayIf(zb && zb.box[2] - zb.box[0] > W - 30 && z.frames.every((x) => ['all', 'app', 'main', 'work', 'phase_b', 'spin_b'].includes(x.n)),
+        'a click on phase_b zooms to it: full width, only it, its callees and (dimmed) callers', 'zoomed frames ' + JSON.stringify(z.frames.map((x) => [x.n, Math.round(x.box[2] - x.box[0])])));
+    const zlink = await page.evaluate(() => location.href);
+    const p2 = await browser.newPage();
+    await p2.setViewport({ width: L.W, height: L.H });
+    await p2.goto(zlink, { waitUntil: 'load' });
+    await drawn(p2);
+    const z2 = await L.flame(p2);
+    sayIf(JSON.stringify(z2.frames.map((x) => [x.n, x.box])) === JSON.stringify(z.frames.map((x) => [x.n, x.box])), 'the zoomed link reproduces the zoom', 'the zoomed link draws another graph');
+    await p2.close();
+    await page.click('#unzoom');
+
     console.log('== diff of two windows (phase a, then phase b)');
     await page.click('#clearfilters');
     await page.click('#icicle');
