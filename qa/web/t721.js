@@ -129,6 +129,8 @@ L.run(async () => {
     const sb2 = leaf(d2, 'spin_b'), c2 = leaf(d2, 'common');
     sayIf(sb2 && sb2.d === delta('app;main;work;phase_b;spin_b', true) && c2 && c2.d === delta('app;main;work;common', true),
         'absolute: the deltas are the counts\' differences', 'absolute deltas spin_b ' + (sb2 && sb2.d) + ' common ' + (c2 && c2.d));
+    const dsvg = await page.evaluate(async () => { const h = document.getElementById('dl-svg').getAttribute('href'), r = await fetch(h), t = await r.text(); return [h, r.status, /Differential/.test(t) && /<svg/.test(t)]; });
+    sayIf(/^\/api\/diff\.svg\?/.test(dsvg[0]) && dsvg[1] === 200 && dsvg[2], 'the SVG download is the server\'s differential flame graph of the same windows', 'diff download ' + JSON.stringify(dsvg));
     const link2 = await page.evaluate(() => location.href);
     await browser.close();
     ({ browser, page, log } = await L.open(link2));

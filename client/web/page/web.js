@@ -844,9 +844,9 @@ function updateDownloads() {
 		var bw = baseWindow();
 		if (bw) {
 			var p = new URLSearchParams(q);
-			p.set('bstart', bw.start);
-			p.set('bend', bw.end);
-			if (st.dmode === 'abs') p.set('dmode', 'abs');
+			p.set('base_start', bw.start);      // api_diff_svg's names
+			p.set('base_end', bw.end);
+			if (st.dmode === 'abs') p.set('absolute', '1');
 			svg = '/api/diff.svg?' + p.toString();
 		}
 	}
