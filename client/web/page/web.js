@@ -156,6 +156,11 @@ function winFrom() {
 }
 function layoutAxis() {
 	var first, last;
+	// "follow the newest" off: the window stays where it is (columns
+	// still arrive; they show when it is on again)
+	if (live() && ax.laid && !$('follow').checked && ax.winMin === winMinutes()) { ax.width = LEFT + ax.n * ax.cw + RIGHT; return; }
+	ax.laid = true;
+	ax.winMin = winMinutes();
 	if (live()) {
 		last = newestSec();
 		if (last === null) last = Math.floor(Date.now() / 1000);
@@ -1027,6 +1032,7 @@ function hook() {
 		if (st.host.length === this.options.length) st.host = [];
 		writeUrl(); loadHeatmap(true); refreshView(); fetchCharts();
 	};
+	$('follow').onchange = function () { layoutAxis(); redrawAll(); fetchCharts(); };
 	$('win').onchange = function () { st.win = String(Math.max(1, +this.value || 10)); writeUrl(); loadHeatmap(true); fetchCharts(); };
 	function addChart() {
 		var m = $('addchart').value.trim();
