@@ -44,6 +44,24 @@ L.run(async () => {
     await L.until(page, 'the chart has points', () => { const d = document.querySelector('.chart'); return d && +d.dataset.points >= 6; }, null, 90);
     const chart = await page.evaluate(() => { const c = document.querySelector('.chart canvas').getBoundingClientRect(), h = document.getElementById('hm').getBoundingClientRect(); return [c.left, c.width, h.left, h.width, c.bottom <= h.top]; });
     sayIf(chart[0] === chart[2] && chart[1] === chart[3] && chart[4], 'web: the chart sits over the heat map on the same time axis', 'web: chart ' + JSON.stringify(chart));
+    // a drag across the chart selects that time range, for the heat map
+    // and the views too
+    const cb = await page.evaluate(() => { const a = window.staprelay_web.axis, c = document.querySelector('.chart canvas').getBoundingClientRect();
+        return { left: c.left, top: c.top, h: c.height, t0: a.t0, n: a.n, cw: a.cw }; });
+    const xa = cb.left + 58 + (cb.n - 7.5) * cb.cw, xb = cb.left + 58 + (cb.n - 2.25) * cb.cw;
+    await page.evaluate(() => { document.getElementById('follow').click(); });     // hold the axis still
+    await page.mouse.move(xa, cb.top + cb.h / 2);
+    await page.mouse.down();
+    await page.mouse.move(xb, cb.top + cb.h / 2, { steps: 4 });
+    await page.mouse.up();
+    await L.until(page, 'the chart\'s selection drawn', () => /start=/.test(location.search) && window.staprelay_web.lastDraw && window.staprelay_web.lastDraw.total > 0, null, 60);
+    const csel = await page.evaluate(() => { const p = new URLSearchParams(location.search); return [+p.get('start'), +p.get('end')]; });
+    const want = [cb.t0 + (xa - cb.left - 58) / cb.cw, cb.t0 + (xb - cb.left - 58) / cb.cw];
+    // (to a pixel: the mouse events' coordinates are whole pixels)
+    const px = 1.5 / cb.cw;
+    sayIf(Math.abs(csel[0] - want[0]) < px && Math.abs(csel[1] - want[1]) < px, 'web: a drag across the chart selects its time range (the views follow)',
+        'web: chart drag selected ' + csel + ', the axis says ' + want);
+    await page.evaluate(() => { document.getElementById('follow').click(); });
     const ax = await page.evaluate(() => window.staprelay_web.axis);
     const last = await page.evaluate(() => window.staprelay_web.heatmap.t0 + window.staprelay_web.heatmap.n - 1);
     await L.dragCells(page, [last - 8, 49], [last - 1, 0]);
