@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,25 @@ typedef struct reader {
                                      * window's end arrived */
     double               weight;    /* samples delivered (progress) */
 } reader;
+
+/* What collection has to say (a metric waited for, a source gone or
+ * back, a run's state): on stderr as "staprelay CMD: TEXT", or to the
+ * caller's po->on_notice instead when it has one (staprelay web keeps
+ * them for its page). */
+static void notice(const reader *rd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void notice(const reader *rd, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (rd->po->on_notice)
+        rd->po->on_notice(rd->po->hook_arg, text);
+    else
+        fprintf(stderr, "staprelay %s: %s\n", rd->cmd, text);
+}
 
 bool pcp_options_active(const pcp_options *po)
 {
@@ -206,14 +226,14 @@ static int lookup_event_metric(const char *name, pmID *pmid)
  * the filters (--focus ...) apply either way, in the sink's one place.
  * False when the filter dropped it. */
 static bool deliver(reader *rd, double weight, int col, int64_t when_ns,
-                    const stack_context *ctx, bool record)
+                    const stack_context *ctx)
 {
     if (rd->po->on_stack) {
         const char *stack = rd->stack.buf;
         size_t len = rd->stack.len;
         if (!stack_sink_pass(&rd->sink, &stack, &len, ctx))
             return false;
-        if (record && rd->in->on_detail)    /* web: with the context */
+        if (rd->in->on_detail && ctx)   /* web: the sample with its context */
             rd->in->on_detail(rd->in->on_detail_arg, stack, len, weight, col,
                               when_ns, ctx);
         else
@@ -250,7 +270,7 @@ static void on_counted(void *arg, const char *folded, size_t len,
     stack_context ctx = { .pid = -1, .tid = -1,
                           .host = s->host[0] ? s->host : NULL,
                           .time_ns = when_ns, .samples = weight };
-    deliver(rd, weight, s->col, when_ns, &ctx, false);
+    deliver(rd, weight, s->col, when_ns, &ctx);
 }
 
 /* A counter of pmdastaprelay's (pcp_counters.h): an integer counter
@@ -476,7 +496,7 @@ static void on_sample(void *arg, const pcp_sample *smp)
         .time_ns = smp->when_ns,
         .samples = smp->weight,      /* a record's count is samples */
     };
-    if (!deliver(rd, smp->weight, s->col, smp->when_ns, &ctx, true))
+    if (!deliver(rd, smp->weight, s->col, smp->when_ns, &ctx))
         return;
     rd->st->stacks++;
     rd->weight += smp->weight;
@@ -574,8 +594,8 @@ static void process_result(reader *rd, source *s, const pmResult *r)
             int sts = pcp_decode_events(vs->vlist[j].value.pval, field_role,
                                         s, &cb);
             if (sts < 0)
-                fprintf(stderr, "staprelay %s: %s: %s: undecodable event "
-                        "records: %s\n", rd->cmd, s->spec, s->names[m],
+                notice(rd, "%s: %s: undecodable event "
+                        "records: %s", s->spec, s->names[m],
                         pmErrStr(sts));
         }
     }
@@ -658,20 +678,20 @@ static double wait_for_metrics(reader *rd, source *s)
         double now = mono_now();
         if (missing == NULL) {
             if (said >= 0)
-                fprintf(stderr, "staprelay %s: %s: %s appeared after %.1f s\n",
-                        rd->cmd, s->spec, rd->po->metrics[0], now - t0);
+                notice(rd, "%s: %s appeared after %.1f s", s->spec,
+                       rd->po->metrics[0], now - t0);
             return 0;       /* there: a lookup error is not for waiting */
         }
         if (now - t0 >= limit)
             return said >= 0 ? now - t0 : 0;
         if (said < 0) {
-            fprintf(stderr, "staprelay %s: %s: %s is not there yet; waiting "
-                    "up to %g s for it to appear (--wait)\n", rd->cmd,
-                    s->spec, missing, limit);
+            notice(rd, "%s: %s is not there yet; waiting "
+                   "up to %g s for it to appear (--wait)", s->spec, missing,
+                   limit);
             said = now;
         } else if (now - said >= 10) {
-            fprintf(stderr, "staprelay %s: %s: still waiting for %s (%.0f s)"
-                    "\n", rd->cmd, s->spec, missing, now - t0);
+            notice(rd, "%s: still waiting for %s (%.0f s)", s->spec,
+                   missing, now - t0);
             said = now;
         }
         double next = now + 0.25;
@@ -934,9 +954,9 @@ static int run_wait_live(reader *rd, source *s, run_follow *rf,
             return 1;
         }
         if ((int)rf->cur.state != shown) {
-            fprintf(stderr, "staprelay %s: run %s is %s; waiting for %s\n",
-                    rd->cmd, rf->name, pcp_run_state_name(rf->cur.state),
-                    rf->cur.state == PCP_RUN_QUEUED ? "it to start"
+            notice(rd, "run %s is %s; waiting for %s", rf->name,
+                   pcp_run_state_name(rf->cur.state),
+                   rf->cur.state == PCP_RUN_QUEUED ? "it to start"
                                                     : "its event metric");
             shown = (int)rf->cur.state;
         }
@@ -967,9 +987,9 @@ static int run_start(reader *rd, pcp_options *po, source *s, run_follow *rf,
         return 1;
     }
     if (r->nevents > 1 && po->nmetrics == 0)
-        fprintf(stderr, "staprelay %s: run %s has %d event metrics; drawing "
-                "the first (name another as the METRIC argument)\n", rd->cmd,
-                rf->name, r->nevents);
+        notice(rd, "run %s has %d event metrics; drawing "
+               "the first (name another as the METRIC argument)", rf->name,
+               r->nevents);
     rf->metric = xstrdup(po->nmetrics ? po->metrics[0] : r->events[0]);
     po->metrics[0] = rf->metric;
     po->nmetrics = 1;
@@ -993,8 +1013,8 @@ static int run_start(reader *rd, pcp_options *po, source *s, run_follow *rf,
     s->window = true;
     rd->st->run_window = true;
     if (s->live)
-        fprintf(stderr, "staprelay %s: run %s is %s; reading %s until it "
-                "ends\n", rd->cmd, rf->name, pcp_run_state_name(r->state),
+        notice(rd, "run %s is %s; reading %s until it "
+                "ends", rf->name, pcp_run_state_name(r->state),
                 rf->metric);
     return 0;
 }
@@ -1015,15 +1035,14 @@ static bool run_progress(reader *rd, source *s, run_follow *rf)
     int sts = run_fetch_live(s, rf, &err);
     if (sts != 0) {
         if (sts == RUN_GONE)
-            fprintf(stderr, "staprelay %s: run %s is no longer listed on %s "
-                    "(pmdastaprelay restarted?); drawing what arrived\n",
-                    rd->cmd, rf->name, s->spec);
+            notice(rd, "run %s is no longer listed on %s "
+                   "(pmdastaprelay restarted?); drawing what arrived",
+                   rf->name, s->spec);
         else if (sts == RUN_BAD)
-            fprintf(stderr, "staprelay %s: %s; drawing what arrived\n",
-                    rd->cmd, err.buf);
+            notice(rd, "%s; drawing what arrived", err.buf);
         else
-            fprintf(stderr, "staprelay %s: %s: %s: %s; drawing what arrived\n",
-                    rd->cmd, s->spec, PCP_RUNS_METRIC, pmErrStr(sts));
+            notice(rd, "%s: %s: %s; drawing what arrived", s->spec,
+                   PCP_RUNS_METRIC, pmErrStr(sts));
         sb_free(&err);
         return true;
     }
@@ -1049,14 +1068,14 @@ static int run_finish(reader *rd, const source *s, const run_follow *rf,
     } else if (r->state == PCP_RUN_FAILED) {
         pcp_run_text(&why, r->reason[0] ? r->reason : "no reason given",
                      400);
-        fprintf(stderr, "staprelay %s: run %s failed (%s); drawing the "
-                "records it published\n", rd->cmd, rf->name, why.buf);
+        notice(rd, "run %s failed (%s); drawing the "
+                "records it published", rf->name, why.buf);
     } else if (r->state == PCP_RUN_STOPPED) {
-        fprintf(stderr, "staprelay %s: run %s was stopped before its "
-                "duration ended\n", rd->cmd, rf->name);
+        notice(rd, "run %s was stopped before its "
+                "duration ended", rf->name);
     } else if (!s->live && !pcp_run_terminal(r)) {
-        fprintf(stderr, "staprelay %s: run %s was still %s when the archive "
-                "ends; drawing what was recorded\n", rd->cmd, rf->name,
+        notice(rd, "run %s was still %s when the archive "
+                "ends; drawing what was recorded", rf->name,
                 pcp_run_state_name(r->state));
     }
     sb_free(&why);
@@ -1119,13 +1138,12 @@ static void live_presence(reader *rd, source *s)
     if (now == 0 || now == s->presence)
         return;
     if (now < 0)
-        fprintf(stderr, "staprelay %s: %s: the source of %s is gone (see "
+        notice(rd, "%s: the source of %s is gone (see "
                 "pminfo -h %s -f staprelay.control.source.state); waiting "
-                "for it to come back\n", rd->cmd, s->spec, s->names[0],
+                "for it to come back", s->spec, s->names[0],
                 s->spec);
     else if (s->presence < 0)
-        fprintf(stderr, "staprelay %s: %s: the source of %s is back\n",
-                rd->cmd, s->spec, s->names[0]);
+        notice(rd, "%s: the source of %s is back", s->spec, s->names[0]);
     s->presence = now;
 }
 
@@ -1158,9 +1176,9 @@ static int fetch_live(reader *rd, source *srcs, int n)
             if (s->fetch_errors++ == 0) {
                 s->failed_at = mono_now();
                 if (rd->po->on_round == NULL)
-                    fprintf(stderr, "staprelay %s: %s: fetch failed: %s; "
-                            "reconnecting (what arrived is kept)\n",
-                            rd->cmd, s->spec, pmErrStr(sts));
+                    notice(rd, "%s: fetch failed: %s; "
+                           "reconnecting (what arrived is kept)", s->spec,
+                           pmErrStr(sts));
             }
             s->reconnect = true;
             if (first == 0)
@@ -1168,8 +1186,8 @@ static int fetch_live(reader *rd, source *srcs, int n)
             continue;
         }
         if (s->fetch_errors > 0 && rd->po->on_round == NULL)
-            fprintf(stderr, "staprelay %s: %s: reconnected after %.1f s\n",
-                    rd->cmd, s->spec, mono_now() - s->failed_at);
+            notice(rd, "%s: reconnected after %.1f s", s->spec,
+                   mono_now() - s->failed_at);
         s->fetch_errors = 0;
         rd->st->fetches++;
         live_presence(rd, s);
@@ -1341,8 +1359,8 @@ static int collect_live(reader *rd, pcp_options *runpo, source *srcs, int n,
     }
     progress(rd, end, true);
     if (rf && rf->terminal_at < 0)
-        fprintf(stderr, "staprelay %s: run %s was still %s when collection "
-                "ended; drawing what arrived\n", rd->cmd, rf->name,
+        notice(rd, "run %s was still %s when collection "
+                "ended; drawing what arrived", rf->name,
                 pcp_run_state_name(rf->cur.state));
 out:
     stopsig_restore(&saved);
@@ -1537,7 +1555,7 @@ static void counted_from_series(void *arg, const char *host, const char *folded,
         return;
     stack_context ctx = { .pid = -1, .tid = -1, .host = host,
                           .time_ns = when_ns, .samples = weight };
-    deliver(rd, weight, -1, when_ns, &ctx, false);
+    deliver(rd, weight, -1, when_ns, &ctx);
 }
 
 /* -S/-T for pmseries, against (the epoch, now): what pmseries holds may

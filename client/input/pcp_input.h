@@ -107,6 +107,10 @@ typedef struct pcp_options {
     void      (*on_stack)(void *arg, const char *stack, size_t len,
                           double weight, int64_t when_ns);
     int       (*on_round)(void *arg, int status);
+    /* What collection says (a metric waited for, a source gone or back,
+     * a run's state), one line without "staprelay CMD: ", instead of
+     * stderr (staprelay web's notices); optional */
+    void      (*on_notice)(void *arg, const char *text);
     void       *hook_arg;
     bool        progress;   /* live: a one-line status on stderr (a
                              * terminal) each round, erased at the end */

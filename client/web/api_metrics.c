@@ -19,6 +19,13 @@
 #include "common/xalloc.h"
 
 #define RUN_METRIC "staprelay.control.run"
+
+/* libpcp's text of an error, a type, units, in a buffer of the calling
+ * block (the plain pmErrStr & co. share one static buffer between the
+ * handler threads and the fetch thread) */
+#define ERR_STR(e)    pmErrStr_r((e), (char[PM_MAXERRMSGLEN]){ 0 }, PM_MAXERRMSGLEN)
+#define TYPE_STR(t)   pmTypeStr_r((t), (char[32]){ 0 }, 32)
+#define UNITS_STR(u)  pmUnitsStr_r((u), (char[96]){ 0 }, 96)
 #define MAX_NAME 255               /* bytes of a metric name or prefix */
 
 /* ---- sources ------------------------------------------------------------------- */
@@ -29,6 +36,8 @@ typedef struct msource {
     bool            archive;
     pthread_mutex_t lock;      /* qctx and everything done with it */
     int             qctx;      /* queries, archive reads, stores; -1: none */
+    bool            broken;    /* live: the last call on qctx failed with
+                                * no PCP answer: reconnect before the next */
     int             fctx;      /* the fetch thread's own; -1: none */
 } msource;
 
@@ -117,8 +126,11 @@ static bool name_ok(const char *s, bool empty_ok)
 static int use_qctx(msource *s, strbuf *why)
 {
     if (s->qctx >= 0) {
-        if (pmUseContext(s->qctx) >= 0)
+        if (pmUseContext(s->qctx) >= 0) {
+            if (s->broken && pmReconnectContext(s->qctx) >= 0)
+                s->broken = false;
             return s->qctx;
+        }
         pmDestroyContext(s->qctx);
         s->qctx = -1;
     }
@@ -126,7 +138,7 @@ static int use_qctx(msource *s, strbuf *why)
                          s->spec);
     if (c < 0) {
         sb_printf(why, "cannot connect to %s%s: %s", s->archive
-                  ? "archive " : "pmcd on ", s->spec, pmErrStr(c));
+                  ? "archive " : "pmcd on ", s->spec, ERR_STR(c));
         return -1;
     }
     s->qctx = c;
@@ -175,8 +187,15 @@ static const char *semantics_name(int sem)
 /* "count / sec" and the like: what a counter's rate is in. */
 static void rate_units(strbuf *sb, const pmUnits *u)
 {
-    const char *base = pmUnitsStr(u);
+    const char *base = UNITS_STR(u);
     sb_printf(sb, "%s%s/ sec", base, *base ? " " : "");
+}
+
+/* A PMAPI status that says the connection, not the request, failed. */
+static bool lost(int sts)
+{
+    return sts == PM_ERR_IPC || sts == PM_ERR_TIMEOUT || sts == -ECONNRESET
+           || sts == -EPIPE || sts == -ECONNREFUSED || sts == PM_ERR_NOCONTEXT;
 }
 
 /* M's pmID and descriptor in the current context: 0, or an HTTP status
@@ -194,17 +213,19 @@ static int lookup(const char *name, const char *where, pmID *pmid,
                         : unknown ? "no such metric on" : "lookup failed on",
                         where);
         if (!unknown)
-            sb_printf(&rp->body, "(%s)\n", pmErrStr(sts));
+            sb_printf(&rp->body, "(%s)\n", ERR_STR(sts));
+        if (lost(sts))
+            rp->status = 502;
         return rp->status;
     }
     if ((sts = pmLookupDesc(*pmid, desc)) < 0) {
         web_reply_error(rp, 502, "%s: no descriptor on %s: %s", name, where,
-                        pmErrStr(sts));
+                        ERR_STR(sts));
         return 502;
     }
     if (!numeric(desc->type)) {
         web_reply_error(rp, 400, "%s is not numeric (type %s): only numeric "
-                        "metrics are charted", name, pmTypeStr(desc->type));
+                        "metrics are charted", name, TYPE_STR(desc->type));
         return 400;
     }
     return 0;
@@ -286,10 +307,15 @@ void api_pmns(void *arg, const web_request *rq, web_reply *rp)
         goto out;
     }
     int sts = pmTraversePMNS_r(prefix, walk_name, &w);
+    if (lost(sts)) {
+        s->broken = !s->archive;
+        web_reply_error(rp, 502, "%s: %s", s->spec, ERR_STR(sts));
+        goto out;
+    }
     if (sts < 0 || w.n == 0) {
         web_reply_error(rp, 404, "no metric named or below '%s' on %s%s%s",
                         prefix, s->spec, sts < 0 ? ": " : "",
-                        sts < 0 ? pmErrStr(sts) : "");
+                        sts < 0 ? ERR_STR(sts) : "");
         goto out;
     }
     qsort(w.names, w.n, sizeof *w.names, cmp_str);
@@ -309,8 +335,8 @@ void api_pmns(void *arg, const web_request *rq, web_reply *rp)
         sb_adds(&list, count++ ? ",\n{\"name\":" : "\n{\"name\":");
         json_str(&list, w.names[i]);
         sb_printf(&list, ",\"type\":\"%s\",\"semantics\":\"%s\",\"units\":",
-                  pmTypeStr(d.type), semantics_name(d.sem));
-        json_str(&list, pmUnitsStr(&d.units));
+                  TYPE_STR(d.type), semantics_name(d.sem));
+        json_str(&list, UNITS_STR(&d.units));
         if (d.sem == PM_SEM_COUNTER) {
             strbuf ru = STRBUF_INIT;
             rate_units(&ru, &d.units);
@@ -442,13 +468,13 @@ static void values_json(strbuf *sb, const char *metric, const msource *src,
     sb_adds(sb, ",\"host\":");
     json_str(sb, src->host ? src->host : src->spec);
     sb_printf(sb, ",\"live\":%s,\"type\":\"%s\",\"semantics\":\"%s\","
-              "\"units\":", live ? "true" : "false", pmTypeStr(d->type),
+              "\"units\":", live ? "true" : "false", TYPE_STR(d->type),
               semantics_name(d->sem));
     strbuf u = STRBUF_INIT;
     if (rate)
         rate_units(&u, &d->units);
     else
-        sb_adds(&u, pmUnitsStr(&d->units));
+        sb_adds(&u, UNITS_STR(&d->units));
     json_str(sb, u.buf);
     sb_free(&u);
     sb_printf(sb, ",\"rate\":%s", rate ? "true" : "false");
@@ -635,7 +661,7 @@ static void fetch_round(web_metrics *m)
         pmHighResResult *res = NULL;
         if (sts >= 0) {
             sts = pmFetchHighRes(n, ids, &res);
-            if (sts < 0 && sts != PM_ERR_IPC)
+            if (sts < 0)        /* pmcd gone: libpcp's back-off decides */
                 pmReconnectContext(s->fctx);
         }
         pthread_mutex_lock(&m->lock);
@@ -645,13 +671,13 @@ static void fetch_round(web_metrics *m)
                 continue;
             if (sts < 0) {
                 snprintf(w->error, sizeof w->error, "fetch: %s",
-                         pmErrStr(sts));
+                         ERR_STR(sts));
                 continue;
             }
             const pmValueSet *vs = res->vset[i];
             if (vs->numval < 0) {
                 snprintf(w->error, sizeof w->error, "%s",
-                         pmErrStr(vs->numval));
+                         ERR_STR(vs->numval));
                 continue;
             }
             w->error[0] = '\0';
@@ -890,6 +916,7 @@ void api_values(void *arg, const web_request *rq, web_reply *rp)
     }
     sb_free(&why);
     if (lookup(metric, s->spec, &pmid, &d, rp) != 0) {
+        s->broken = rp->status == 502 && !s->archive;
         pthread_mutex_unlock(&s->lock);
         return;
     }
@@ -1013,20 +1040,46 @@ out:
     return ok;
 }
 
+/* The PMDA's count of run requests (every client's), or -1. */
+static long run_requests(void)
+{
+    const char *names[1] = { "staprelay.control.run_requests" };
+    pmID pmid;
+    pmDesc d;
+    pmResult *r = NULL;
+    long n = -1;
+    if (pmLookupName(1, names, &pmid) < 0 || pmLookupDesc(pmid, &d) < 0
+        || !numeric(d.type) || pmFetch(1, &pmid, &r) < 0)
+        return -1;
+    pmAtomValue v;
+    if (r->vset[0]->numval > 0
+        && pmExtractValue(r->vset[0]->valfmt, &r->vset[0]->vlist[0],
+                          d.type, &v, PM_TYPE_64) >= 0)
+        n = (long)v.ll;
+    pmFreeResult(r);
+    return n;
+}
+
 /* Store req into control.run in the current context, then fetch
- * control.run there: the store's status, the answer into ans. */
-static int store_run(const char *req, strbuf *ans, strbuf *why)
+ * control.run there: the store's status, the answer into ans.  A store
+ * pmcd's [access] rules refuse never reaches the PMDA: then (the PMDA's
+ * request count did not move) *pmcd_refused, and ans stays empty (what
+ * control.run reads is not an answer to this store). */
+static int store_run(const char *req, strbuf *ans, strbuf *why,
+                     bool *pmcd_refused)
 {
     const char *names[1] = { RUN_METRIC };
     pmID pmid;
     pmDesc d;
+    *pmcd_refused = false;
     int sts = pmLookupName(1, names, &pmid);
     if (sts < 0 || pmid == PM_ID_NULL || pmLookupDesc(pmid, &d) < 0) {
         sb_printf(why, "no %s there (is pmdastaprelay installed, with runs "
-                  "enabled?): %s", RUN_METRIC, pmErrStr(sts < 0 ? sts
+                  "enabled?): %s", RUN_METRIC, ERR_STR(sts < 0 ? sts
                                                         : PM_ERR_NAME));
-        return 1;
+        return lost(sts) ? sts : 1;
     }
+    long before = run_requests();
     pmResult *res = xcalloc(1, sizeof *res);
     pmValueSet *vs = xcalloc(1, sizeof *vs);
     res->numpmid = 1;
@@ -1046,6 +1099,11 @@ static int store_run(const char *req, strbuf *ans, strbuf *why)
     free(vb);
     free(vs);
     free(res);
+    sb_printf(why, "%s", store < 0 ? ERR_STR(store) : "stored");
+    if (store == PM_ERR_PERMISSION && before >= 0 && run_requests() == before) {
+        *pmcd_refused = true;
+        return store;
+    }
     pmResult *r = NULL;
     if (pmFetch(1, &pmid, &r) >= 0) {
         pmAtomValue v;
@@ -1057,7 +1115,6 @@ static int store_run(const char *req, strbuf *ans, strbuf *why)
         }
         pmFreeResult(r);
     }
-    sb_printf(why, "%s", store < 0 ? pmErrStr(store) : "stored");
     return store;
 }
 
@@ -1089,12 +1146,15 @@ void api_run(void *arg, const web_request *rq, web_reply *rp)
         goto out;
     pthread_mutex_lock(&s->lock);
     int sts;
+    bool pmcd_refused = false;
     if (use_qctx(s, &why) < 0)
         sts = 1;
     else
-        sts = store_run(req.buf, &ans, &why);
+        sts = store_run(req.buf, &ans, &why, &pmcd_refused);
+    if (lost(sts))
+        s->broken = true;
     pthread_mutex_unlock(&s->lock);
-    if (sts == 1) {
+    if (sts == 1 || (sts < 0 && lost(sts))) {
         web_reply_error(rp, 502, "%s", why.buf);
         goto out;
     }
@@ -1104,7 +1164,8 @@ void api_run(void *arg, const web_request *rq, web_reply *rp)
     bool accepted = sts >= 0 && strncmp(ans.buf ? ans.buf : "", acc,
                                         strlen(acc)) == 0;
     rp->status = accepted ? 200 : sts == PM_ERR_PERMISSION ? 403
-                 : sts == -EBUSY ? 503 : sts < 0 ? 400 : 502;
+                 : sts == -EBUSY ? 503 : lost(sts) ? 502 : sts < 0 ? 400
+                 : 502;
     rp->content_type = "application/json";
     sb_adds(&rp->body, "{\"host\":");
     json_str(&rp->body, s->host ? s->host : s->spec);
@@ -1127,8 +1188,9 @@ void api_run(void *arg, const web_request *rq, web_reply *rp)
         json_str(&rp->body, ans.buf + strlen(ref));
     else {
         strbuf r = STRBUF_INIT;
-        sb_printf(&r, "%s%s", why.buf, sts == PM_ERR_PERMISSION
-                  ? " (pmcd's [access] rules refused the store)"
+        sb_printf(&r, "%s%s", why.buf, pmcd_refused
+                  ? " (pmcd's [access] rules refused the store: the PMDA "
+                    "never saw it)"
                   : sts >= 0 ? " (the PMDA gave no answer)" : "");
         json_str(&rp->body, r.buf);
         sb_free(&r);

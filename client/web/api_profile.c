@@ -205,7 +205,13 @@ bool web_sel_parse(const web_profile *p, const web_request *rq,
     strbuf err = STRBUF_INIT;
     sel->filter = stackfilter_new(&spec, &err);
     if (sel->filter == NULL) {
-        web_reply_error(rp, 400, "%s", err.buf);
+        /* the rule's words name the option: here it is the parameter */
+        const char *why = err.buf;
+        if (strncmp(why, "--only-", 7) == 0)
+            why += 7;
+        else if (strncmp(why, "--", 2) == 0)
+            why += 2;
+        web_reply_error(rp, 400, "%s", why);
         sb_free(&err);
         return false;
     }

@@ -123,8 +123,15 @@ static int on_round(void *arg, int status)
     bool open = c->gaps.n > 0 && c->gaps.g[c->gaps.n - 1].to_us < 0;
     live_gap g = c->gaps.n ? c->gaps.g[c->gaps.n - 1] : (live_gap){ 0, 0 };
     pthread_mutex_unlock(&c->lock);
-    if (open != was_open)
+    if (open != was_open) {
         send_gap(c, &g);
+        strbuf t = STRBUF_INIT;
+        live_gaps one = { .n = 1 };
+        one.g[0] = g;
+        live_gaps_text(&one, "", &t);
+        say(c, "%s%s", t.buf, open ? "" : ": collecting again");
+        sb_free(&t);
+    }
     if (c->h) {
         store_info si;
         store_get_info(c->store, &si);
@@ -161,11 +168,20 @@ static void read_files(collector *c)
     }
 }
 
+/* pcp_input's notices (a metric waited for, a source gone or back, a
+ * run's state): the page's too */
+static void on_notice(void *arg, const char *text)
+{
+    say(arg, "%s", text);
+}
+
 static void read_pcp(collector *c)
 {
     const cmd_opts *o = c->o;
     pcp_options po = o->pcp;
     po.progress = false;
+    po.on_notice = on_notice;
+    po.hook_arg = c;
     bool live = po.nhosts > 0;
     if (live) {
         po.on_stack = on_stack;

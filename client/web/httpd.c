@@ -63,6 +63,10 @@ struct httpd {
     struct MHD_Daemon *d;
     int                fd;          /* the listening socket */
     char               url[128];
+    /* listening on loopback: the Host names a request may carry (DNS
+     * rebinding: a page of another site resolving its name to 127.0.0.1
+     * must not read the profiles); empty: any */
+    char               hosts[2][80];
     route              routes[MAX_ROUTES];
     int                nroutes;
     pthread_mutex_t    lock;        /* clients, stats */
@@ -189,6 +193,14 @@ httpd *httpd_new(const char *addr, strbuf *err)
     }
     httpd *h = xcalloc(1, sizeof *h);
     h->fd = fd;
+    bool loop = ss.ss_family == AF_INET
+        ? (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127
+        : IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr);
+    if (loop) {
+        snprintf(h->hosts[0], sizeof h->hosts[0], ss.ss_family == AF_INET6
+                 ? "[%s]:%s" : "%s:%s", num, sport);
+        snprintf(h->hosts[1], sizeof h->hosts[1], "localhost:%s", sport);
+    }
     snprintf(h->url, sizeof h->url, ss.ss_family == AF_INET6
              ? "http://[%s]:%s/" : "http://%s:%s/", num, sport);
     pthread_mutex_init(&h->lock, NULL);
@@ -529,6 +541,26 @@ static enum MHD_Result add_param(void *cls, enum MHD_ValueKind kind,
     return MHD_YES;
 }
 
+/* The Host header of a request to a loopback listener: one of ours
+ * (with or without the port: a browser drops :80), else refused. */
+static bool host_ok(const httpd *h, struct MHD_Connection *conn)
+{
+    if (h->hosts[0][0] == '\0')
+        return true;
+    const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                   MHD_HTTP_HEADER_HOST);
+    if (host == NULL)
+        return true;            /* HTTP/1.0 without one: not a browser's */
+    for (int i = 0; i < 2; i++) {
+        const char *colon = strrchr(h->hosts[i], ':');
+        size_t bare = (size_t)(colon - h->hosts[i]);
+        if (strcasecmp(host, h->hosts[i]) == 0
+            || (strlen(host) == bare && strncasecmp(host, h->hosts[i], bare) == 0))
+            return true;
+    }
+    return false;
+}
+
 static const route *find_route(const httpd *h, const char *path)
 {
     for (int i = 0; i < h->nroutes; i++)
@@ -552,6 +584,9 @@ static enum MHD_Result serve(void *cls, struct MHD_Connection *conn,
                       WEB_MAX_URL);
     if (rs->refuse)
         return refuse(h, conn, 404, NULL, "not found");
+    if (!host_ok(h, conn))
+        return refuse(h, conn, 403, NULL, "Host not served here: use %s",
+                      h->url);
     if (!path_ok(url))
         return refuse(h, conn, 404, NULL, "not found");
     const route *rt = find_route(h, url);

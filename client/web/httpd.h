@@ -7,6 +7,8 @@
  * so they are unit-tested by calling them directly.
  *
  * What it refuses, before any handler runs (docs/web.md, Security):
+ *   - listening on loopback, a Host header other than the address it
+ *     listens on or localhost, with its port: 403 (DNS rebinding);
  *   - a path it does not serve: 404 (".." segments, encoded slashes
  *     "%2f", NUL, backslashes, anything outside "/", "/static/NAME" and
  *     the routes: no file system is ever read);
@@ -16,9 +18,11 @@
  * Handlers report bad parameters themselves with web_reply_error(rp,
  * 400, ...), which gives a text/plain reason.
  *
- * Threads: libmicrohttpd's own (an internal polling thread and a small
- * pool): a handler may run while the collector thread adds samples, so
- * whatever it reads is locked by its owner (web/store.h).
+ * Threads: libmicrohttpd's own (an internal polling thread, and a
+ * thread per connection, at most WEB_MAX_CLIENTS: an SSE client's
+ * reader waits on its queue there instead of being polled): a handler
+ * may run while the collector thread adds samples, so whatever it reads
+ * is locked by its owner (web/store.h).
  *
  * Server-Sent Events (GET /api/stream): each client has a bounded queue
  * (WEB_SSE_QUEUE bytes); httpd_sse_send() never blocks: a client whose

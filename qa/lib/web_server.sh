@@ -10,6 +10,8 @@
 #   qa_web_stop            SIGINT, wait (60 s) for it to exit; prints
 #                          "web exit status N"
 # The EXIT trap's cleanup kills a server a failed test left running.
+# QA_WEB_VALGRIND=1 runs the server under valgrind memcheck: an error or
+# a definite leak makes its exit status 9 ("web exit status 9").
 
 QA_WEB_PID=
 QA_WEB_URL=
@@ -18,10 +20,12 @@ QA_WEB_ERR=
 qa_web_start() {
     QA_WEB_ERR=$qa_tmp/web.err
     : > "$QA_WEB_ERR"
-    "$QA_SRC/client/staprelay" web "$@" 2> "$QA_WEB_ERR" &
+    local vg=
+    [ -z "${QA_WEB_VALGRIND:-}" ] || vg="valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite --suppressions=$QA_SRC/qa/lib/valgrind.supp"
+    $vg "$QA_SRC/client/staprelay" web "$@" 2> "$QA_WEB_ERR" &
     QA_WEB_PID=$!
     qa_track_pid "$QA_WEB_PID"
-    qa_wait_until 60 "staprelay web says its URL" \
+    qa_wait_until 120 "staprelay web says its URL" \
         grep -q '^staprelay web: http://' "$QA_WEB_ERR" || {
         cat "$QA_WEB_ERR" >> "$qa_full"
         return 1
@@ -49,7 +53,7 @@ qa_web_idle() {
 qa_web_stop() {
     [ -n "$QA_WEB_PID" ] || return 0
     kill -INT "$QA_WEB_PID" 2>/dev/null
-    qa_wait_until 60 "web exits after SIGINT" qa_pid_gone "$QA_WEB_PID"
+    qa_wait_until 120 "web exits after SIGINT" qa_pid_gone "$QA_WEB_PID"
     wait "$QA_WEB_PID"
     echo "web exit status $?"
     cat "$QA_WEB_ERR" >> "$qa_full"
