@@ -57,6 +57,20 @@ L.run(async () => {
     for (const fr of f.frames.slice(1)) drawn.set(fr.n, (drawn.get(fr.n) || 0) + fr.w);
     const bad = [...through].filter(([n, v]) => drawn.get(n) !== v).map(([n, v]) => n + ' ' + drawn.get(n) + '/' + v);
     sayIf(bad.length === 0 && drawn.size === through.size, 'every frame is as wide as fold says (' + through.size + ' functions)', 'frames differ: ' + bad.join(', '));
+    // the same layout and colours as `staprelay flame` (the server's
+    // /api/flame.svg of the selection): every frame's name, offset and
+    // width in samples (flamegraph.pl's fg:x, fg:w) and its fill
+    const server = await page.evaluate(async () => {
+        const t = await (await fetch('/api/flame.svg?' + window.staprelay_web.selQuery())).text();
+        const d = new DOMParser().parseFromString(t, 'image/svg+xml');
+        return [...d.querySelectorAll('#frames g')].map((g) => { const r = g.querySelector('rect');
+            return [g.querySelector('title').textContent.replace(/ \([^(]*\)$/, ''), +r.getAttribute('fg:x'), +r.getAttribute('fg:w'), r.getAttribute('fill')]; });
+    });
+    const mine = await page.evaluate(() => [...document.querySelectorAll('#viewbody svg.flame g.f')].map((g) =>
+        [g.dataset.n, +g.dataset.x, +g.dataset.w, g.querySelector('rect').getAttribute('fill')]));
+    const key = (a) => JSON.stringify(a.slice().sort());
+    sayIf(server.length > 1 && key(server) === key(mine), 'the page\'s flame graph is staprelay flame\'s: the same frames at the same offsets and widths, the same colours',
+        'page ' + key(mine).slice(0, 300) + ' server ' + key(server).slice(0, 300));
     if (shot) await page.screenshot({ path: shot });
 
     // the top table, read from the page
