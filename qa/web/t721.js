@@ -121,6 +121,20 @@ L.run(async () => {
     sayIf(sb && sb.d === delta('app;main;work;phase_b;spin_b') && sb.d > 0 && red(sb.fill), 'normalised: spin_b grew, red, by fold\'s numbers',
         'spin_b ' + JSON.stringify(sb) + ', wanted delta ' + delta('app;main;work;phase_b;spin_b'));
     sayIf(!sa || sa.w === 0, 'spin_a is gone from the second window (no width)', 'spin_a ' + JSON.stringify(sa));
+    // the same frames, offsets, widths and red/blue as the server's
+    // `diff` (/api/diff.svg, the SVG download)
+    const cmp = await page.evaluate(async () => {
+        const t = await (await fetch(document.getElementById('dl-svg').getAttribute('href'))).text();
+        const d = new DOMParser().parseFromString(t, 'image/svg+xml');
+        const server = [...d.querySelectorAll('#frames g')].map((g) => { const r = g.querySelector('rect');
+            return [g.querySelector('title').textContent.replace(/ \([^(]*\)$/, ''), +r.getAttribute('fg:x'), +r.getAttribute('fg:w'), r.getAttribute('fill')]; });
+        const mine = [...document.querySelectorAll('#viewbody svg.flame g.f')].map((g) =>
+            [g.dataset.n, +g.dataset.x, +g.dataset.w, g.querySelector('rect').getAttribute('fill')]);
+        return [server, mine];
+    });
+    const key = (a) => JSON.stringify(a.slice().sort());
+    sayIf(cmp[0].length > 1 && key(cmp[0]) === key(cmp[1]), 'the page\'s diff is staprelay diff\'s: the same frames, offsets, widths and colours',
+        'page ' + key(cmp[1]) + ' server ' + key(cmp[0]));
     const head = await page.$eval('#viewhead', (e) => e.textContent);
     console.log('the heading says: ' + (/normalised: the baseline scaled to this total/.test(head) ? 'normalised' : /equal totals/.test(head) ? 'equal totals' : head));
     await page.select('#dmode', 'abs');
