@@ -38,10 +38,10 @@ L.run(async () => {
     fs.writeFileSync(dir + '/phase1', '');
 
     // pmcd restarts
-    const g = await L.until(page, 'the gap shown', () => { const t = document.getElementById('srcstate').textContent; return /^gap /.test(t) && window.staprelay_web.heatmap.gaps > 0 && t; }, null, 90);
+    const g = await L.until(page, 'the gap shown', () => { const t = document.getElementById('gapstate').textContent; return /^gap /.test(t) && window.staprelay_web.heatmap.gaps > 0 && t; }, null, 90);
     console.log('the page shows the gap: ' + g.replace(/[0-9]{2}:[0-9]{2}:[0-9]{2}/g, 'TIME'));
     await waitFile(dir + '/pmcd.back', 120);
-    const closed = await L.until(page, 'the gap closed', () => { const t = document.getElementById('srcstate').textContent; return / to [0-9:]+: /.test(t) && t; }, null, 120);
+    const closed = await L.until(page, 'the gap closed', () => { const t = document.getElementById('gapstate').textContent; return / to [0-9:]+: /.test(t) && t; }, null, 120);
     console.log('and its end: ' + closed.replace(/[0-9]{2}:[0-9]{2}:[0-9]{2}/g, 'TIME'));
     const gapEnd = await page.evaluate(() => { const a = window.staprelay_web; return a.info && a.info.gaps && a.info.gaps.length ? a.info.gaps[a.info.gaps.length - 1].to_ns : null; });
     await L.until(page, 'columns after the gap', (e) => window.staprelay_web.lastColumnSec > Math.floor(e / 1e9) + 1, gapEnd, 120);

@@ -892,7 +892,7 @@ function connect() {
 		if (g) {
 			gaps = gaps.filter(function (x) { return x.s !== g.s; }).concat([g]);
 			api.gapEvents = (api.gapEvents || 0) + 1;
-			setState('srcstate', g.text, g.e === null ? 'bad' : 'warn');
+			setState('gapstate', g.text, g.e === null ? 'bad' : 'warn');
 			drawHeatmap();
 		}
 		refreshInfo();
@@ -943,7 +943,7 @@ function refreshInfo() {
 		api.info = j;
 		gaps = (j.gaps || []).map(parseGap).filter(Boolean);
 		showCounts();
-		if (gaps.length) { var g = gaps[gaps.length - 1]; setState('srcstate', g.text, g.e === null ? 'bad' : 'warn'); }
+		if (gaps.length) { var g = gaps[gaps.length - 1]; setState('gapstate', g.text, g.e === null ? 'bad' : 'warn'); }
 	}, function (e) { msg('info: ' + e.message, 'error'); });
 }
 
