@@ -45,9 +45,29 @@ pmns_root() {
         echo "deps: note: could not build the PMNS root $d/root" >&2
 }
 
+# The browser harness of qa's web tests (qa/web: puppeteer-core, pinned
+# in its package-lock.json; it drives Debian's /usr/bin/chromium and
+# downloads no browser).  npm ci only when its node_modules is missing
+# or older than the lock file, so a second run does nothing.
+web_modules() {
+    d=$(cd "$(dirname "$0")/.." && pwd)/qa/web
+    [ -f "$d/package-lock.json" ] || return 0
+    if [ -f "$d/node_modules/.package-lock.json" ] &&
+       [ ! "$d/package-lock.json" -nt "$d/node_modules/.package-lock.json" ]; then
+        return 0
+    fi
+    command -v npm >/dev/null 2>&1 || { echo "deps: npm is missing (qa/web)" >&2; return 1; }
+    echo "deps: npm ci in qa/web (puppeteer-core, no browser download)"
+    (cd "$d" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error) ||
+        { echo "deps: npm ci in qa/web failed" >&2; return 1; }
+}
+
 missing=""
 half=""
 for p in $PKGS; do
+    # a nodejs that brings its own npm (NodeSource's) conflicts with
+    # Debian's npm package: the command is what qa/web needs
+    if [ "$p" = npm ] && command -v npm >/dev/null 2>&1; then continue; fi
     st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
     case "$st" in
         ii*) ;;
@@ -58,6 +78,7 @@ done
 
 if [ -z "$missing" ] && [ -z "$half" ]; then
     pmns_root
+    web_modules
     echo "deps: all packages present"
     exit 0
 fi
@@ -97,6 +118,7 @@ fi
 # Finish what a failed postinst (or an earlier interrupted run) left.
 INITRD=No PATH="$shim:$PATH" dpkg --configure -a
 for p in $PKGS; do
+    if [ "$p" = npm ] && command -v npm >/dev/null 2>&1; then continue; fi
     dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' ||
         { echo "deps: $p did not install" >&2; exit 1; }
 done
@@ -115,4 +137,5 @@ if [ -x /etc/init.d/pmcd ] && ! { [ -n "$pmcd_pid" ] && kill -0 "$pmcd_pid" 2>/d
     /etc/init.d/pmcd start >/dev/null 2>&1 || echo "deps: note: system pmcd did not start (tests do not need it)" >&2
 fi
 pmns_root
+web_modules
 echo "deps: done"

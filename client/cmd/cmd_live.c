@@ -247,12 +247,24 @@ static int write_index(FILE *out, void *arg)
     sb_printf(&sb, "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n"
               "<meta http-equiv=\"refresh\" content=\"%ld\">\n<title>", refresh);
     xml_escape(&sb, t.buf, t.len, true);
+    /* one screen (1400x900): compact headings, and the flame graph in a
+     * box that reaches the bottom of the window, scrolled to its root:
+     * its wide frames are on screen whatever the depth of its narrow
+     * towers (flame.svg is as tall as its deepest stack) */
     sb_adds(&sb, "</title>\n<style>\nbody { font-family: Verdana, sans-serif; "
-            "margin: 1em; }\n.gap { color: #b00000; font-weight: bold; }\n"
+            "margin: 8px 12px; }\nh1 { font-size: 20px; margin: 0 0 4px 0; }\n"
+            "h2 { font-size: 15px; margin: 8px 0 4px 0; }\np { margin: 4px 0; }\n"
+            ".gap { color: #b00000; font-weight: bold; }\n"
             ".scroll { overflow-x: auto; border: 1px solid #ddd; }\n"
             ".scroll img { display: block; }\n"
-            "object { border: 1px solid #ddd; }\n"
-            "</style>\n</head>\n<body>\n<h1>");
+            "#flamebox { overflow: auto; min-height: 160px; }\n"
+            "object { display: block; }\n"
+            "</style>\n<script>\nfunction fitFlame() { var b = "
+            "document.getElementById('flamebox'); if (!b) return; var top = "
+            "b.getBoundingClientRect().top + window.scrollY; b.style.height = "
+            "Math.max(160, window.innerHeight - top - 8) + 'px'; b.scrollTop = "
+            "b.scrollHeight; }\nwindow.addEventListener('resize', fitFlame);\n"
+            "</script>\n</head>\n<body>\n<h1>");
     xml_escape(&sb, t.buf, t.len, true);
     sb_adds(&sb, "</h1>\n<p id=\"status\">updated ");
     hms(&sb, c->now_us);
@@ -286,11 +298,11 @@ static int write_index(FILE *out, void *arg)
                   "src=\"heatmap.svg?v=%" PRIu64 "\" alt=\"heat map\" "
                   "onload=\"var d = this.parentNode; d.scrollLeft = "
                   "d.scrollWidth;\"></div>\n", c->generation);
-    sb_printf(&sb, "<h2>Flame graph, last %ld s</h2>\n<div class=\"scroll\">"
+    sb_printf(&sb, "<h2>Flame graph, last %ld s (<a href=\"flame.svg?v=%" PRIu64
+              "\">flame.svg</a>)</h2>\n<div class=\"scroll\" id=\"flamebox\">"
               "<object data=\"flame.svg?v=%" PRIu64 "\" type=\"image/svg+xml\" "
-              ">flame.svg</object></div>\n<p><a "
-              "href=\"flame.svg?v=%" PRIu64 "\">flame.svg</a></p>\n"
-              "</body>\n</html>\n", c->flame_s, c->generation, c->generation);
+              "onload=\"fitFlame()\">flame.svg</object></div>\n"
+              "<script>fitFlame();</script>\n</body>\n</html>\n", c->flame_s, c->generation, c->generation);
     fwrite(sb.buf, 1, sb.len, out);
     sb_free(&sb);
     sb_free(&t);

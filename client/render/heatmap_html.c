@@ -66,7 +66,7 @@ static const char page_head[] =
     "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
     "<meta name=\"generator\" content=\"staprelay heatmap\">\n"
     "<style>\n"
-    "body { font-family: Verdana, sans-serif; font-size: 13px; margin: 12px; }\n"
+    "body { font-family: Verdana, sans-serif; font-size: 13px; margin: 8px 12px; }\n"
     "h1 { font-size: 18px; margin: 0 0 4px 0; }\n"
     "#src { color: #555; }\n"
     "#warnings { color: #8a4b00; margin: 6px 0; padding-left: 18px; }\n"
@@ -83,7 +83,7 @@ static const char page_head[] =
     "#hm rect.sel1 { stroke: #1f6feb; }\n"
     "#hm rect.sel2 { stroke: #2da44e; }\n"
     "#flamehead { margin: 10px 0 4px 0; font-weight: bold; }\n"
-    "#flame { overflow-x: auto; }\n"
+    "#flame { overflow: auto; }\n"
     "</style>\n";
 
 /* "NAME":"rgb(r,g,b)" for every frame name of the stacks the page uses

@@ -1,6 +1,5 @@
-// staprelay heatmap page.  Source of client/render/heatmap_html_js.c: after
-// an edit run  python3 client/render/html_embed.py  (no double quotes or
-// backslashes needed here; the generator escapes them anyway).
+// staprelay heatmap page's script, embedded into the client at build time
+// (client.mk's embed rule, scripts/embed.sh): edit it here and rebuild.
 (function () {
 'use strict';
 var US = 1000000;
@@ -81,7 +80,8 @@ var hmwrap = document.getElementById('hmwrap');
 var left = 56, top = 10, legendW = 90;
 var avail = Math.max(300, (hmwrap.clientWidth || window.innerWidth - 40) - left - legendW - 10);
 var cw = Math.max(3, Math.min(80, Math.floor(avail / C * 10) / 10));
-var ch = Math.max(4, Math.min(14, Math.floor(Math.min(window.innerHeight * 0.45, 560) / R)));
+// rows: at most 38 % of the window, so the flame graph below has room
+var ch = Math.max(4, Math.min(14, Math.floor(Math.min(window.innerHeight * 0.38, 560) / R)));
 var hm = document.getElementById('hm');
 var mapW = cw * C;
 // wall-clock times (perf -k realtime, PCP records) in local time;
@@ -395,7 +395,17 @@ function draw(root, base) {
 	flameEl.innerHTML = head + '<g id="frames">\n' + out.join('') + '</g>\n</svg>\n';
 	api.flameframes = keep.length;
 	if (typeof init === 'function') init(null);     // flame's script
+	fitFlame();
 }
+// The flame graph's box reaches the bottom of the window and opens at
+// its root: the wide frames are on screen however deep its narrow
+// towers are (the SVG is as tall as the deepest stack kept).
+function fitFlame() {
+	var top = flameEl.getBoundingClientRect().top + window.scrollY;
+	flameEl.style.maxHeight = Math.max(240, window.innerHeight - top - 8) + 'px';
+	flameEl.scrollTop = D.inverted ? 0 : flameEl.scrollHeight;
+}
+window.addEventListener('resize', function () { if (flameEl.firstChild) fitFlame(); });
 
 document.addEventListener('keydown', function (e) {
 	if (e.key == 'Escape') { clearSel(); msg('Selection cleared.'); }

@@ -6,6 +6,8 @@
 #include <inttypes.h>
 #include <time.h>
 #include <stdio.h>
+#include <string.h>
+#include "client/util/utf8.h"
 
 #define US ((int64_t)1000000)
 
@@ -124,10 +126,16 @@ int heatmap_write_svg(FILE *out, const heatmap *h, const heatmap_page *o)
     double cw, ch;
     heatmap_geometry(h, &cw, &ch);
     const double left = 60, top = 40, bottom = 40;
-    /* wide enough for the axis label */
+    /* wide enough for the axis label, and for the title (centred, 17 px
+     * Verdana: about 0.62 em a character), so a narrow map (the first
+     * seconds of `live`) does not clip it */
+    const char *title = o && o->title ? o->title : "Heat map";
     double W = left + cw * h->cols + 20, H = top + ch * h->rows + bottom;
     if (W < left + 420)
         W = left + 420;
+    double tw = (double)utf8_units(title, strlen(title)) * 17 * 0.62 + 40;
+    if (W < tw)
+        W = tw;
     strbuf sb = STRBUF_INIT;
     sb_printf(&sb, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
               "<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" "
@@ -136,7 +144,6 @@ int heatmap_write_svg(FILE *out, const heatmap *h, const heatmap_page *o)
               "fill=\"#ffffff\"/>\n"
               "<text x=\"%.0f\" y=\"24\" font-family=\"Verdana\" "
               "font-size=\"17\" text-anchor=\"middle\">", W, H, W, H, W / 2);
-    const char *title = o && o->title ? o->title : "Heat map";
     for (const char *p = title; *p; p++) {
         if (*p == '<') sb_adds(&sb, "&lt;");
         else if (*p == '&') sb_adds(&sb, "&amp;");
