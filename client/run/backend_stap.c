@@ -486,6 +486,8 @@ typedef struct bpf_run {
     strbuf tmpd;                /* CACHE/run.XXXXXX, this run's */
     strbuf runbo;               /* TMPD/NAME.bo, what stapbpf runs */
     strbuf shim;
+    strbuf shim_link;           /* /tmp/staprelay-shim.XXXXXX/memlock_shim.so,
+                                 * when the shim's own path cannot be preloaded */
 } bpf_run;
 
 /* The build tree, the cache key, the directories and SYSTEMTAP_DIR.
@@ -592,6 +594,31 @@ static int bpf_object(bpf_run *r)
     return 0;
 }
 
+/* ld.so splits LD_PRELOAD at blanks and colons: a shim under such a path
+ * (a checkout in "/tmp/a b/", whose build/stapcache holds it) is reached
+ * through a link in a fresh directory of /tmp.  The path to preload, or
+ * NULL (said). */
+static const char *shim_preloadable(bpf_run *r)
+{
+    if (strpbrk(r->shim.buf, " \t\n:") == NULL)
+        return r->shim.buf;
+    char dir[] = "/tmp/staprelay-shim.XXXXXX";
+    if (mkdtemp(dir) == NULL) {
+        fprintf(stderr, "staprelay run: cannot make %s for the shim: %s\n", dir,
+                strerror(errno));
+        return NULL;
+    }
+    sb_printf(&r->shim_link, "%s/memlock_shim.so", dir);
+    if (symlink(r->shim.buf, r->shim_link.buf) != 0) {
+        fprintf(stderr, "staprelay run: cannot link %s to %s: %s\n", r->shim_link.buf,
+                r->shim.buf, strerror(errno));
+        rmdir(dir);
+        sb_reset(&r->shim_link);
+        return NULL;
+    }
+    return r->shim_link.buf;
+}
+
 /* The RLIMIT_MEMLOCK shim, only where the limit cannot be raised: 0
  * with *preload its path (or NULL: not needed), -1 when it cannot be
  * built (said). */
@@ -624,7 +651,9 @@ static int memlock_preload(bpf_run *r, const char **preload)
     sb_free(&src);
     if (rc != 0)
         return rc;
-    *preload = r->shim.buf;
+    *preload = shim_preloadable(r);
+    if (*preload == NULL)
+        return -1;
     fprintf(stderr, "staprelay run: RLIMIT_MEMLOCK cannot be raised here (no "
             "CAP_SYS_RESOURCE): preloading the shim for stapbpf\n");
     return 0;
@@ -713,7 +742,8 @@ int backend_stap_bpf(const run_catalog *c, const run_script *s, const run_opts *
 {
     (void)e;
     bpf_run r = { .c = c, .s = s, .name = name, .bo = STRBUF_INIT, .tmpd = STRBUF_INIT,
-                  .runbo = STRBUF_INIT, .shim = STRBUF_INIT, .logfd = -1 };
+                  .runbo = STRBUF_INIT, .shim = STRBUF_INIT, .shim_link = STRBUF_INIT,
+                  .logfd = -1 };
     int rc = RUN_EXIT_FAILED;
     r.cache = cache_made(c);
     if (r.cache == NULL || bpf_prepare(&r) != 0)
@@ -732,6 +762,11 @@ out:
         const char *rargs[] = { r.tmpd.buf, NULL };
         free(sh_out("rm -rf \"$1\"", rargs));
     }
+    if (r.shim_link.len) {
+        unlink(r.shim_link.buf);
+        *strrchr(r.shim_link.buf, '/') = '\0';
+        rmdir(r.shim_link.buf);
+    }
     if (r.logfd >= 0)
         close(r.logfd);
     free(r.cache);
@@ -740,5 +775,6 @@ out:
     sb_free(&r.tmpd);
     sb_free(&r.runbo);
     sb_free(&r.shim);
+    sb_free(&r.shim_link);
     return rc;
 }
