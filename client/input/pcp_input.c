@@ -333,12 +333,12 @@ static int resolve_counter(reader *rd, source *s, int m, const char *name,
                       cname);
         else if (event_sts == PM_ERR_NAME && sts == PM_ERR_NAME)
             sb_printf(err, "%s: %s: %s (nor %s%s%s)", s->spec, name,
-                      pmErrStr(sts), has_records ? "" : name,
+                      PCP_ERR_STR(sts), has_records ? "" : name,
                       has_records ? "" : ".records, nor ", cname);
         else
             sb_printf(err, "%s: %s: no event records (%s) and no %s (%s)",
-                      s->spec, name, pmErrStr(event_sts), cname,
-                      pmErrStr(sts));
+                      s->spec, name, PCP_ERR_STR(event_sts), cname,
+                      PCP_ERR_STR(sts));
         return 1;
     }
     s->pmids[m] = id;
@@ -383,7 +383,7 @@ static int resolve_metrics(reader *rd, source *s, strbuf *err)
                           name, b.len ? " (nor is " : "", b.len ? b.buf : "",
                           b.len ? ")" : "");
             else
-                sb_printf(err, "%s: %s: %s", s->spec, name, pmErrStr(sts));
+                sb_printf(err, "%s: %s: %s", s->spec, name, PCP_ERR_STR(sts));
             rc = 1;
             break;
         }
@@ -407,7 +407,7 @@ static int open_source(reader *rd, source *s, strbuf *err)
     if (s->ctx < 0) {
         sb_printf(err, "%s: cannot open %s: %s", s->spec,
                   s->live ? "a connection to pmcd" : "the archive",
-                  pmErrStr(s->ctx));
+                  PCP_ERR_STR(s->ctx));
         return 1;
     }
     if (pmGetContextHostName_r(s->ctx, s->host, sizeof s->host) == NULL
@@ -596,7 +596,7 @@ static void process_result(reader *rd, source *s, const pmResult *r)
             if (sts < 0)
                 notice(rd, "%s: %s: undecodable event "
                         "records: %s", s->spec, s->names[m],
-                        pmErrStr(sts));
+                        PCP_ERR_STR(sts));
         }
     }
 }
@@ -734,7 +734,7 @@ static int runs_metric(source *s, run_follow *rf, strbuf *err)
         if (s->live)
             sb_printf(err, "%s: %s: %s (is pmdastaprelay there new enough "
                       "for on-demand runs, and enabled?)", s->spec, name,
-                      pmErrStr(sts));
+                      PCP_ERR_STR(sts));
         else
             sb_printf(err, "%s: %s is not in the archive: to draw a run from "
                       "an archive, log %s with the run's event metric (e.g. "
@@ -745,7 +745,7 @@ static int runs_metric(source *s, run_follow *rf, strbuf *err)
     }
     pmDesc d;
     if ((sts = pmLookupDesc(id, &d)) < 0) {
-        sb_printf(err, "%s: %s: %s", s->spec, name, pmErrStr(sts));
+        sb_printf(err, "%s: %s: %s", s->spec, name, PCP_ERR_STR(sts));
         return 1;
     }
     if (d.type != PM_TYPE_STRING || d.indom == PM_INDOM_NULL) {
@@ -853,7 +853,7 @@ static int run_find_archive(source *s, run_follow *rf, strbuf *err)
     pmLogLabel label;
     if ((sts = pmUseContext(s->ctx)) < 0
         || (sts = pmGetArchiveLabel(&label)) < 0) {
-        sb_printf(err, "%s: %s", s->spec, pmErrStr(sts));
+        sb_printf(err, "%s: %s", s->spec, PCP_ERR_STR(sts));
         return 1;
     }
     if (runs_metric(s, rf, err) != 0)
@@ -882,7 +882,7 @@ static int run_find_archive(source *s, run_follow *rf, strbuf *err)
         pmFreeResult(r);
     }
     if (sts != PM_ERR_EOL && sts != PM_ERR_INST) {
-        sb_printf(err, "%s: reading the archive: %s", s->spec, pmErrStr(sts));
+        sb_printf(err, "%s: reading the archive: %s", s->spec, PCP_ERR_STR(sts));
         free(last);
         return 1;
     }
@@ -944,7 +944,7 @@ static int run_wait_live(reader *rd, source *s, run_follow *rf,
             return 1;
         if (sts < 0) {
             sb_printf(err, "%s: %s: %s", s->spec, PCP_RUNS_METRIC,
-                      pmErrStr(sts));
+                      PCP_ERR_STR(sts));
             return 1;
         }
         if (rf->cur.nevents > 0)
@@ -1042,7 +1042,7 @@ static bool run_progress(reader *rd, source *s, run_follow *rf)
             notice(rd, "%s; drawing what arrived", err.buf);
         else
             notice(rd, "%s: %s: %s; drawing what arrived", s->spec,
-                   PCP_RUNS_METRIC, pmErrStr(sts));
+                   PCP_RUNS_METRIC, PCP_ERR_STR(sts));
         sb_free(&err);
         return true;
     }
@@ -1178,7 +1178,7 @@ static int fetch_live(reader *rd, source *srcs, int n)
                 if (rd->po->on_round == NULL)
                     notice(rd, "%s: fetch failed: %s; "
                            "reconnecting (what arrived is kept)", s->spec,
-                           pmErrStr(sts));
+                           PCP_ERR_STR(sts));
             }
             s->reconnect = true;
             if (first == 0)
@@ -1391,7 +1391,7 @@ static int archive_pass(reader *rd, source *s, const struct timeval *from,
 {
     int sts = pmSetMode(PM_MODE_FORW, from, 0);
     if (sts < 0) {
-        sb_printf(err, "%s: %s", s->spec, pmErrStr(sts));
+        sb_printf(err, "%s: %s", s->spec, PCP_ERR_STR(sts));
         return 1;
     }
     for (;;) {
@@ -1408,7 +1408,7 @@ static int archive_pass(reader *rd, source *s, const struct timeval *from,
         }
         if (sts < 0) {
             sb_printf(err, "%s: reading the archive: %s", s->spec,
-                      pmErrStr(sts));
+                      PCP_ERR_STR(sts));
             return 1;
         }
         if (!rd->scan)
@@ -1430,7 +1430,7 @@ static int archive_span(reader *rd, source *s, strbuf *err)
     if ((sts = pmUseContext(s->ctx)) < 0
         || (sts = pmGetArchiveLabel(&label)) < 0
         || (sts = pmGetArchiveEnd(&end)) < 0) {
-        sb_printf(err, "%s: %s", s->spec, pmErrStr(sts));
+        sb_printf(err, "%s: %s", s->spec, PCP_ERR_STR(sts));
         return 1;
     }
     s->first_ns = tv_ns(&label.ll_start);
@@ -1526,7 +1526,7 @@ static int replay_archives(reader *rd, source *srcs, int n, strbuf *err)
         int sts;
         if ((sts = pmUseContext(srcs[i].ctx)) < 0
             || (sts = pmGetArchiveLabel(&label)) < 0) {
-            sb_printf(err, "%s: %s", srcs[i].spec, pmErrStr(sts));
+            sb_printf(err, "%s: %s", srcs[i].spec, PCP_ERR_STR(sts));
             return 1;
         }
         rc = archive_pass(rd, &srcs[i], &label.ll_start, err);

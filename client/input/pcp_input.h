@@ -69,6 +69,10 @@
 #define PCP_MAX_SOURCES 64
 #define PCP_MAX_METRICS 16
 #define PCP_WAIT_DEFAULT 30.0   /* s: --wait's default */
+/* libpcp's text of an error in a buffer of the calling block: the plain
+ * pmErrStr shares one static buffer between threads (staprelay web reads
+ * PCP in its collector and its handler threads).  Needs <pcp/pmapi.h>. */
+#define PCP_ERR_STR(e) pmErrStr_r((e), (char[PM_MAXERRMSGLEN]){ 0 }, PM_MAXERRMSGLEN)
 
 typedef struct pcp_options {
     const char *hosts[PCP_MAX_SOURCES];

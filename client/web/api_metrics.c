@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "client/input/farm.h"
+#include "client/input/pcp_input.h"
 #include "client/run/run.h"
 #include "client/util/utf8.h"
 #include "common/duration.h"
@@ -23,7 +24,7 @@
 /* libpcp's text of an error, a type, units, in a buffer of the calling
  * block (the plain pmErrStr & co. share one static buffer between the
  * handler threads and the fetch thread) */
-#define ERR_STR(e)    pmErrStr_r((e), (char[PM_MAXERRMSGLEN]){ 0 }, PM_MAXERRMSGLEN)
+#define ERR_STR(e)    PCP_ERR_STR(e)
 #define TYPE_STR(t)   pmTypeStr_r((t), (char[32]){ 0 }, 32)
 #define UNITS_STR(u)  pmUnitsStr_r((u), (char[96]){ 0 }, 96)
 #define MAX_NAME 255               /* bytes of a metric name or prefix */
