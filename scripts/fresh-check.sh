@@ -24,7 +24,8 @@
 # is checked before an issue is called resolved.
 #
 # What the chroot shares with this machine: the kernel, the network (a
-# private pmcd picks a free loopback port, as on any machine) and the CPU.
+# private pmcd picks a free loopback port, as on any machine) with its
+# locally installed certificate authorities, and the CPU.
 # The full check runs under the shared lock /tmp/staprelay-check.lock,
 # like any `make check` here.  On the way out every process whose root is
 # DIR is killed (by pid) and the bind mounts are undone.
@@ -115,6 +116,19 @@ cp /etc/resolv.conf "$dir/etc/resolv.conf"
 # every lookup of the host name waits on DNS, and pmcd's agents time out).
 printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n' "$(hostname)" > "$dir/etc/hosts"
 hostname > "$dir/etc/hostname"
+# The machine's network trust, as its resolv.conf: certificate
+# authorities installed locally (an egress proxy's, which npm's registry
+# is reached through here) go where Debian's ca-certificates builds its
+# bundle from, and the bundle itself for what runs before that package;
+# Node reads NODE_EXTRA_CA_CERTS when the machine sets it.
+if [ -d /usr/local/share/ca-certificates ]; then
+    mkdir -p "$dir/usr/local/share/ca-certificates"
+    cp -r /usr/local/share/ca-certificates/. "$dir/usr/local/share/ca-certificates/"
+fi
+if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
+    mkdir -p "$dir/etc/ssl/certs"
+    cp /etc/ssl/certs/ca-certificates.crt "$dir/etc/ssl/certs/ca-certificates.crt"
+fi
 
 # The chroot's / must be a mount point, as a machine's is (unshare
 # --propagation, the qa sandboxes' private mounts, need it); /sys and
@@ -146,6 +160,7 @@ set +e
 flock /tmp/staprelay-check.lock \
     chroot "$dir" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    ${NODE_EXTRA_CA_CERTS:+NODE_EXTRA_CA_CERTS="$NODE_EXTRA_CA_CERTS"} \
     STAPRELAY_CHECKOUT="$path" sh -c 'cd "$STAPRELAY_CHECKOUT" && ./scripts/deps.sh && make check'
 rc=$?
 set -e
