@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "client/input/pcp_events.h"
 #include "client/input/pcp_input.h"
 #include "client/render/flamesvg.h"
 #include "client/render/folded_out.h"
@@ -21,6 +22,8 @@
 #include "client/util/utf8.h"
 
 /* ---- the selection ---------------------------------------------------------- */
+static bool flag(const web_request *rq, const char *name, bool *v,
+                 web_reply *rp);
 
 /* "1733230000.25": epoch seconds, exactly (no float between). */
 static bool epoch_seconds(const char *s, int64_t *ns)
@@ -153,6 +156,9 @@ bool web_sel_parse(const web_profile *p, const web_request *rq,
 {
     memset(sel, 0, sizeof *sel);
     sel->rows = p->o->rows > 0 ? p->o->rows : HEATMAP_DEFAULT_ROWS;
+    sel->by_host = p->by_host;
+    if (!flag(rq, "by_host", &sel->by_host, rp))
+        return false;
     const char *metric = web_param_get(rq, "metric");
     if (metric && *metric) {
         /* the samples of every metric collected are merged (as `fold`
@@ -231,7 +237,7 @@ void web_sel_free(web_sel *sel)
 void web_sel_replay(const web_profile *p, const web_sel *sel,
                     stack_sink *sink, int col)
 {
-    strbuf kept = STRBUF_INIT;
+    strbuf kept = STRBUF_INIT, framed = STRBUF_INIT;
     bool windowed = sel->lo_ns != INT64_MIN || sel->hi_ns != INT64_MAX;
     store_lock(p->store);
     size_t n = store_count(p->store);
@@ -250,8 +256,17 @@ void web_sel_replay(const web_profile *p, const web_sel *sel,
         };
         const char *stack = s.stack;
         size_t len = s.len;
+        if (sel->by_host && s.host) {
+            /* fold --by-host's stack: a sample without a host (a
+             * file's) has no host frame there either */
+            sb_reset(&framed);
+            pcp_host_frame(&framed, s.host);
+            sb_add(&framed, s.stack, s.len);
+            stack = framed.buf;
+            len = framed.len;
+        }
         if (sel->filter) {
-            if (!stackfilter_apply(sel->filter, s.stack, s.len, &ctx, &kept))
+            if (!stackfilter_apply(sel->filter, stack, len, &ctx, &kept))
                 continue;
             stack = kept.buf;
             len = kept.len;
@@ -260,6 +275,7 @@ void web_sel_replay(const web_profile *p, const web_sel *sel,
     }
     store_unlock(p->store);
     sb_free(&kept);
+    sb_free(&framed);
 }
 
 /* ---- writing into a reply ------------------------------------------------------ */
@@ -378,6 +394,7 @@ void api_info(void *arg, const web_request *rq, web_reply *rp)
               si.max_samples, si.added, si.dropped, si.pruned, si.strings,
               si.bytes);
     sb_printf(sb, ",\"allow_runs\":%s", o->allow_runs ? "true" : "false");
+    sb_printf(sb, ",\"by_host\":%s", p->by_host ? "true" : "false");
     if (p->h) {
         httpd_stats hs;
         httpd_get_stats(p->h, &hs);
