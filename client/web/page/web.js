@@ -20,7 +20,7 @@ var api = window.staprelay_web = { ready: false, fetches: 0, draws: 0 };
 
 // ---- state, and the URL that holds it ------------------------------------
 // API selection parameters (docs/web.md) and the page's own.
-var SEL_ONE = ['metric', 'start', 'end', 'focus', 'ignore', 'hide', 'show', 'rows'];
+var SEL_ONE = ['metric', 'start', 'end', 'focus', 'ignore', 'hide', 'show', 'rows', 'by_host'];
 var SEL_MANY = ['host', 'pid', 'tid', 'comm'];
 var PAGE_ONE = ['view', 'fn', 'icicle', 'q', 'bstart', 'bend', 'dmode', 'sort', 'win', 'zoom'];
 var PAGE_MANY = ['chart'];
@@ -979,11 +979,14 @@ function startRun() {
 }
 
 // ---- controls ---------------------------------------------------------------
+// by_host: the URL's, else the server's default (web --by-host)
+function byHost() { return st.by_host !== undefined ? st.by_host === '1' : !!(info && info.by_host); }
 function fillControls() {
 	var f = $('filters');
 	['focus', 'ignore', 'hide', 'show'].forEach(function (k) { f.elements[k].value = st[k] || ''; });
 	['pid', 'tid', 'comm'].forEach(function (k) { f.elements[k].value = (st[k] || []).join(','); });
 	$('icicle').checked = st.icicle === '1';
+	$('byhost').checked = byHost();
 	$('search').value = st.q || '';
 	$('dmode').value = st.dmode === 'abs' ? 'abs' : 'norm';
 	$('win').value = winMinutes();
@@ -1015,6 +1018,7 @@ function hook() {
 		b.onclick = function () { var was = st.view; st.view = b.dataset.view; delete st.zoom; writeUrl(); if (st.view === 'diff' || was === 'diff') refreshView(); else render(); };
 	});
 	$('icicle').onchange = function () { if (this.checked) st.icicle = '1'; else delete st.icicle; writeUrl(); render(); };
+	$('byhost').onchange = function () { st.by_host = this.checked ? '1' : '0'; delete st.zoom; writeUrl(); refreshView(); };
 	$('dmode').onchange = function () { if (this.value === 'abs') st.dmode = 'abs'; else delete st.dmode; writeUrl(); render(); };
 	$('search').oninput = function () { if (this.value) st.q = this.value; else delete st.q; writeUrl(); render(); };
 	$('unzoom').onclick = function () { delete st.zoom; writeUrl(); render(); };
