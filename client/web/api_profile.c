@@ -9,8 +9,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "client/input/input.h"
 #include "client/input/pcp_events.h"
 #include "client/input/pcp_input.h"
+#include "client/render/annotate_out.h"
 #include "client/render/flamesvg.h"
 #include "client/render/folded_out.h"
 #include "client/render/heatmap_out.h"
@@ -711,8 +713,138 @@ void api_top(void *arg, const web_request *rq, web_reply *rp)
     web_sel_free(&sel);
 }
 
+/* ---- /api/annotate ---------------------------------------------------------------- */
+/* The store keeps folded stacks, not the frames as read (module and
+ * address): annotate's input is re-read from the files given to web,
+ * and the selection applied to each sample as the store's replay does
+ * (the window; the filters, a reshaped stack losing its frames as
+ * stack_sink's rule has it). */
+typedef struct ann_job {
+    annotate      *a;
+    const web_sel *sel;
+    strbuf         kept;
+} ann_job;
+
+static void ann_observe(void *arg, const char *stack, size_t len,
+                        double weight, int col, int64_t when_ns,
+                        const stack_context *ctx)
+{
+    ann_job *j = arg;
+    const web_sel *sel = j->sel;
+    if ((sel->lo_ns != INT64_MIN || sel->hi_ns != INT64_MAX)
+        && when_ns != STACK_TIME_UNKNOWN
+        && !pcp_window_holds(sel->lo_ns, sel->hi_ns, when_ns))
+        return;
+    stack_context bare;
+    if (sel->filter) {
+        if (!stackfilter_apply(sel->filter, stack, len, ctx, &j->kept))
+            return;
+        if (j->kept.len != len && ctx && ctx->frames) {
+            bare = *ctx;
+            bare.frames = NULL;
+            ctx = &bare;
+        }
+        stack = j->kept.buf;
+        len = j->kept.len;
+    }
+    annotate_observe(j->a, stack, len, weight, col, when_ns, ctx);
+}
+
+void api_annotate(void *arg, const web_request *rq, web_reply *rp)
+{
+    web_profile *p = arg;
+    const cmd_opts *o = p->o;
+    const char *fn = web_param_get(rq, "function");
+    if (fn == NULL || *fn == '\0') {
+        web_reply_error(rp, 400, "annotate needs function= (a regular "
+                        "expression, as `staprelay annotate` takes)");
+        return;
+    }
+    if (strlen(fn) > 1024) {
+        web_reply_error(rp, 400, "bad function: over 1024 bytes");
+        return;
+    }
+    if (o->nfiles == 0) {
+        web_reply_error(rp, 404, "no source lines: annotate reads perf "
+                        "script or SystemTap input files (staprelay web "
+                        "FILE...), and none was given");
+        return;
+    }
+    web_sel sel;
+    if (!web_sel_parse(p, rq, "start", "end", &sel, rp))
+        return;
+    char *warn = NULL;
+    size_t nwarn = 0;
+    FILE *wf = open_memstream(&warn, &nwarn);
+    annotate *a = wf ? annotate_new(fn, "staprelay web", wf) : NULL;
+    if (a == NULL) {
+        if (wf)
+            web_reply_error(rp, 400, "bad function: '%s' (a POSIX extended "
+                            "regular expression)", fn);
+        else
+            web_reply_error(rp, 500, "out of memory");
+        if (wf)
+            fclose(wf);
+        free(warn);
+        web_sel_free(&sel);
+        return;
+    }
+    ann_job j = { a, &sel, STRBUF_INIT };
+    input_options in = o->in;        /* web's own filters: where read */
+    in.col = 0;
+    in.on_detail = ann_observe;
+    in.on_detail_arg = &j;
+    strbuf err = STRBUF_INIT;
+    int failed = 0;
+    for (int i = 0; i < o->nfiles; i++) {
+        stacktab *tab = stacktab_new();
+        input_stats st;
+        memset(&st, 0, sizeof st);
+        sb_reset(&err);
+        if (input_read_path(o->files[i], &in, tab, &st, &err) != 0)
+            failed++;
+        stacktab_free(tab);
+    }
+    if (!annotate_found(a)) {
+        strbuf why = STRBUF_INIT;
+        annotate_none(a, fn, &why);
+        web_reply_error(rp, 404, "%s%s%s", why.buf, failed ? ": " : "",
+                        failed ? err.buf : "");
+        sb_free(&why);
+    } else {
+        /* annotate's stdout is the body; its warnings (a binary or
+         * line table missing) go with a 404 when no routine could be
+         * shown */
+        char *buf = NULL;
+        size_t n = 0;
+        FILE *mem = open_memstream(&buf, &n);
+        int shown = mem ? annotate_print(mem, a) : -1;
+        if (mem)
+            fclose(mem);
+        fflush(wf);
+        if (shown == 0) {
+            rp->content_type = "text/plain; charset=utf-8";
+            sb_add(&rp->body, buf, n);
+        } else if (shown > 0) {
+            web_reply_error(rp, 404, "no source lines for '%s': %.*s", fn,
+                            (int)(nwarn && warn[nwarn - 1] == '\n' ? nwarn - 1
+                                  : nwarn), warn ? warn : "");
+        } else {
+            web_reply_error(rp, 500, "out of memory");
+        }
+        free(buf);
+    }
+    sb_free(&err);
+    sb_free(&j.kept);
+    annotate_free(a);
+    fclose(wf);
+    free(warn);
+    web_sel_free(&sel);
+}
+
 void api_profile_routes(httpd *h, web_profile *p)
 {
+    httpd_route(h, "/api/annotate", false, api_annotate, p);
     httpd_route(h, "/api/info", false, api_info, p);
     httpd_route(h, "/api/folded", false, api_folded, p);
     httpd_route(h, "/api/heatmap", false, api_heatmap, p);

@@ -72,6 +72,10 @@ void api_diff_svg(void *arg, const web_request *rq, web_reply *rp);
 void api_pprof(void *arg, const web_request *rq, web_reply *rp);
 void api_speedscope(void *arg, const web_request *rq, web_reply *rp);
 void api_top(void *arg, const web_request *rq, web_reply *rp);
+/* /api/annotate?function=REGEX&SEL: `staprelay annotate REGEX FILE...`
+ * of the files given to web (re-read: the store keeps no addresses),
+ * the selection's window and filters applied to each sample */
+void api_annotate(void *arg, const web_request *rq, web_reply *rp);
 
 /* Register every route above on h with p as the handlers' argument. */
 void api_profile_routes(httpd *h, web_profile *p);
