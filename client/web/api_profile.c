@@ -760,9 +760,23 @@ void api_annotate(void *arg, const web_request *rq, web_reply *rp)
                         "expression, as `staprelay annotate` takes)");
         return;
     }
-    if (strlen(fn) > 1024) {
-        web_reply_error(rp, 400, "bad function: over 1024 bytes");
-        return;
+    {   /* the filters' rule for hostile patterns (stackfilter.h) */
+        stackfilter_spec spec;
+        memset(&spec, 0, sizeof spec);
+        spec.focus = fn;
+        strbuf why = STRBUF_INIT;
+        stackfilter *check = stackfilter_new(&spec, &why);
+        if (check == NULL) {
+            const char *w = strncmp(why.buf, "--focus", 7) == 0 ? why.buf + 7
+                            : why.buf;
+            while (*w == ':' || *w == ' ')
+                w++;
+            web_reply_error(rp, 400, "bad function: %s", w);
+            sb_free(&why);
+            return;
+        }
+        stackfilter_free(check);
+        sb_free(&why);
     }
     if (o->nfiles == 0) {
         web_reply_error(rp, 404, "no source lines: annotate reads perf "
