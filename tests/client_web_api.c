@@ -28,7 +28,7 @@ static void setup(fixture *f)
                                     | OPTS_HEATMAP | OPTS_WEB, 2, argv,
                                     "usage"), 0);
     f->store = store_new(0, 0);
-    f->p = (web_profile){ &f->o, f->store, NULL, NULL };
+    f->p = (web_profile){ &f->o, f->store, NULL, NULL, false };
     /* 1000 s .. 1002 s: a;b twice, a;c, b (pid 7, comm w), one untimed */
     const struct { const char *st; int64_t t; int64_t pid; const char *comm; }
     v[] = {
@@ -101,6 +101,30 @@ START_TEST(folded_windows)
     expect(&f, api_folded, "end=999", 200, "file 3\n");
     /* PCP time syntax against what is held */
     expect(&f, api_folded, "start=-1sec", 200, "a;b 1\nb 1\nfile 3\n");
+    teardown(&f);
+}
+END_TEST
+
+/* by_host=1: fold --by-host's root frame (pcp_host_frame: frame_clean of the name, a
+ * frame), before the filters see the stack; no host, no frame */
+START_TEST(folded_by_host)
+{
+    fixture f;
+    setup(&f);
+    stack_context ctx = { .pid = -1, .tid = -1, .host = "x;y z",
+                          .time_ns = STACK_TIME_UNKNOWN };
+    store_add(f.store, "q", 1, 2, 1001 * SEC, &ctx);
+    expect(&f, api_folded, "by_host=1", 200,
+           "file 3\nh;a;b 2\nh;a;c 1\nh;b 1\nx:y z;q 2\n");
+    expect(&f, api_folded, "by_host=1&host=x;y z", 200, "x:y z;q 2\n");
+    expect(&f, api_folded, "by_host=1&hide=^h$", 200,
+           "a;b 2\na;c 1\nb 1\nfile 3\nx:y z;q 2\n");
+    expect(&f, api_folded, "by_host=1&focus=^x:y", 200, "x:y z;q 2\n");
+    expect(&f, api_folded, "by_host=0&host=h&end=1000", 200, "a;b 1\n");
+    expect(&f, api_folded, "by_host=2", 400, NULL);
+    f.p.by_host = true;                 /* web --by-host */
+    expect(&f, api_folded, "host=h&end=1000", 200, "h;a;b 1\n");
+    expect(&f, api_folded, "by_host=0&host=h&end=1000", 200, "a;b 1\n");
     teardown(&f);
 }
 END_TEST
@@ -193,6 +217,7 @@ TEST_SUITE(client_web_api)
     TCase *tc = tcase_create("api");
     tcase_add_test(tc, folded_windows);
     tcase_add_test(tc, folded_filters);
+    tcase_add_test(tc, folded_by_host);
     tcase_add_test(tc, bad_parameters);
     tcase_add_test(tc, heatmap_grid);
     tcase_add_test(tc, top_info_svg);

@@ -90,7 +90,11 @@ int cmd_web(int argc, char **argv)
         fprintf(stderr, "staprelay web: %s\n", err.buf);
         rc = 1;
     }
-    web_profile prof = { &o, store, NULL, h };
+    /* --by-host is by_host's default: the store keeps stacks without
+     * the host frame (each sample keeps its host), so by_host=0 can
+     * still show them merged */
+    web_profile prof = { &o, store, NULL, h, o.pcp.by_host };
+    o.pcp.by_host = false;
     web_metrics *metrics = NULL;
     if (rc == 0) {
         metrics = web_metrics_new(&o.pcp, interval_seconds(&o), o.window_min,

@@ -267,16 +267,20 @@ static void add_marked_as_asked(strbuf *out, const char *s, size_t n,
     }
 }
 
+void pcp_host_frame(strbuf *out, const char *host)
+{
+    frame_clean(out, host, strlen(host));
+    sb_addc(out, ';');
+}
+
 bool pcp_sample_stack(const pcp_sample *s, const char *host,
                       const perf_options *po, strbuf *out)
 {
     if (s->stack == NULL || s->stack_len == 0)
         return false;
     sb_reset(out);
-    if (host != NULL) {
-        frame_clean(out, host, strlen(host));
-        sb_addc(out, ';');
-    }
+    if (host != NULL)
+        pcp_host_frame(out, host);
     bool ids = po->include_pid || po->include_tid;
     if (!po->no_comm && (ids || s->comm != NULL)) {
         char pid[24], tid[24];

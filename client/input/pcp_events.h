@@ -77,5 +77,9 @@ int pcp_decode_events(const pmValueBlock *vb, pcp_field_fn field,
  * without a stack. */
 bool pcp_sample_stack(const pcp_sample *s, const char *host,
                       const perf_options *po, strbuf *out);
+/* --by-host's root frame: host as a frame (frame_clean) and ';',
+ * appended to out.  The one rule: pcp_sample_stack's, and staprelay
+ * web's by_host=1 (api_profile) over the hosts it holds. */
+void pcp_host_frame(strbuf *out, const char *host);
 
 #endif

@@ -9,7 +9,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "client/input/input.h"
+#include "client/input/pcp_events.h"
 #include "client/input/pcp_input.h"
+#include "client/render/annotate_out.h"
 #include "client/render/flamesvg.h"
 #include "client/render/folded_out.h"
 #include "client/render/heatmap_out.h"
@@ -21,6 +24,8 @@
 #include "client/util/utf8.h"
 
 /* ---- the selection ---------------------------------------------------------- */
+static bool flag(const web_request *rq, const char *name, bool *v,
+                 web_reply *rp);
 
 /* "1733230000.25": epoch seconds, exactly (no float between). */
 static bool epoch_seconds(const char *s, int64_t *ns)
@@ -153,6 +158,9 @@ bool web_sel_parse(const web_profile *p, const web_request *rq,
 {
     memset(sel, 0, sizeof *sel);
     sel->rows = p->o->rows > 0 ? p->o->rows : HEATMAP_DEFAULT_ROWS;
+    sel->by_host = p->by_host;
+    if (!flag(rq, "by_host", &sel->by_host, rp))
+        return false;
     const char *metric = web_param_get(rq, "metric");
     if (metric && *metric) {
         /* the samples of every metric collected are merged (as `fold`
@@ -231,7 +239,7 @@ void web_sel_free(web_sel *sel)
 void web_sel_replay(const web_profile *p, const web_sel *sel,
                     stack_sink *sink, int col)
 {
-    strbuf kept = STRBUF_INIT;
+    strbuf kept = STRBUF_INIT, framed = STRBUF_INIT;
     bool windowed = sel->lo_ns != INT64_MIN || sel->hi_ns != INT64_MAX;
     store_lock(p->store);
     size_t n = store_count(p->store);
@@ -250,8 +258,17 @@ void web_sel_replay(const web_profile *p, const web_sel *sel,
         };
         const char *stack = s.stack;
         size_t len = s.len;
+        if (sel->by_host && s.host) {
+            /* fold --by-host's stack: a sample without a host (a
+             * file's) has no host frame there either */
+            sb_reset(&framed);
+            pcp_host_frame(&framed, s.host);
+            sb_add(&framed, s.stack, s.len);
+            stack = framed.buf;
+            len = framed.len;
+        }
         if (sel->filter) {
-            if (!stackfilter_apply(sel->filter, s.stack, s.len, &ctx, &kept))
+            if (!stackfilter_apply(sel->filter, stack, len, &ctx, &kept))
                 continue;
             stack = kept.buf;
             len = kept.len;
@@ -260,6 +277,7 @@ void web_sel_replay(const web_profile *p, const web_sel *sel,
     }
     store_unlock(p->store);
     sb_free(&kept);
+    sb_free(&framed);
 }
 
 /* ---- writing into a reply ------------------------------------------------------ */
@@ -378,6 +396,7 @@ void api_info(void *arg, const web_request *rq, web_reply *rp)
               si.max_samples, si.added, si.dropped, si.pruned, si.strings,
               si.bytes);
     sb_printf(sb, ",\"allow_runs\":%s", o->allow_runs ? "true" : "false");
+    sb_printf(sb, ",\"by_host\":%s", p->by_host ? "true" : "false");
     if (p->h) {
         httpd_stats hs;
         httpd_get_stats(p->h, &hs);
@@ -694,8 +713,152 @@ void api_top(void *arg, const web_request *rq, web_reply *rp)
     web_sel_free(&sel);
 }
 
+/* ---- /api/annotate ---------------------------------------------------------------- */
+/* The store keeps folded stacks, not the frames as read (module and
+ * address): annotate's input is re-read from the files given to web,
+ * and the selection applied to each sample as the store's replay does
+ * (the window; the filters, a reshaped stack losing its frames as
+ * stack_sink's rule has it). */
+typedef struct ann_job {
+    annotate      *a;
+    const web_sel *sel;
+    strbuf         kept;
+} ann_job;
+
+static void ann_observe(void *arg, const char *stack, size_t len,
+                        double weight, int col, int64_t when_ns,
+                        const stack_context *ctx)
+{
+    ann_job *j = arg;
+    const web_sel *sel = j->sel;
+    if ((sel->lo_ns != INT64_MIN || sel->hi_ns != INT64_MAX)
+        && when_ns != STACK_TIME_UNKNOWN
+        && !pcp_window_holds(sel->lo_ns, sel->hi_ns, when_ns))
+        return;
+    stack_context bare;
+    if (sel->filter) {
+        if (!stackfilter_apply(sel->filter, stack, len, ctx, &j->kept))
+            return;
+        if (j->kept.len != len && ctx && ctx->frames) {
+            bare = *ctx;
+            bare.frames = NULL;
+            ctx = &bare;
+        }
+        stack = j->kept.buf;
+        len = j->kept.len;
+    }
+    annotate_observe(j->a, stack, len, weight, col, when_ns, ctx);
+}
+
+void api_annotate(void *arg, const web_request *rq, web_reply *rp)
+{
+    web_profile *p = arg;
+    const cmd_opts *o = p->o;
+    const char *fn = web_param_get(rq, "function");
+    if (fn == NULL || *fn == '\0') {
+        web_reply_error(rp, 400, "annotate needs function= (a regular "
+                        "expression, as `staprelay annotate` takes)");
+        return;
+    }
+    {   /* the filters' rule for hostile patterns (stackfilter.h) */
+        stackfilter_spec spec;
+        memset(&spec, 0, sizeof spec);
+        spec.focus = fn;
+        strbuf why = STRBUF_INIT;
+        stackfilter *check = stackfilter_new(&spec, &why);
+        if (check == NULL) {
+            const char *w = strncmp(why.buf, "--focus", 7) == 0 ? why.buf + 7
+                            : why.buf;
+            while (*w == ':' || *w == ' ')
+                w++;
+            web_reply_error(rp, 400, "bad function: %s", w);
+            sb_free(&why);
+            return;
+        }
+        stackfilter_free(check);
+        sb_free(&why);
+    }
+    if (o->nfiles == 0) {
+        web_reply_error(rp, 404, "no source lines: annotate reads perf "
+                        "script or SystemTap input files (staprelay web "
+                        "FILE...), and none was given");
+        return;
+    }
+    web_sel sel;
+    if (!web_sel_parse(p, rq, "start", "end", &sel, rp))
+        return;
+    char *warn = NULL;
+    size_t nwarn = 0;
+    FILE *wf = open_memstream(&warn, &nwarn);
+    annotate *a = wf ? annotate_new(fn, "staprelay web", wf) : NULL;
+    if (a == NULL) {
+        if (wf)
+            web_reply_error(rp, 400, "bad function: '%s' (a POSIX extended "
+                            "regular expression)", fn);
+        else
+            web_reply_error(rp, 500, "out of memory");
+        if (wf)
+            fclose(wf);
+        free(warn);
+        web_sel_free(&sel);
+        return;
+    }
+    ann_job j = { a, &sel, STRBUF_INIT };
+    input_options in = o->in;        /* web's own filters: where read */
+    in.col = 0;
+    in.on_detail = ann_observe;
+    in.on_detail_arg = &j;
+    strbuf err = STRBUF_INIT;
+    int failed = 0;
+    for (int i = 0; i < o->nfiles; i++) {
+        stacktab *tab = stacktab_new();
+        input_stats st;
+        memset(&st, 0, sizeof st);
+        sb_reset(&err);
+        if (input_read_path(o->files[i], &in, tab, &st, &err) != 0)
+            failed++;
+        stacktab_free(tab);
+    }
+    if (!annotate_found(a)) {
+        strbuf why = STRBUF_INIT;
+        annotate_none(a, fn, &why);
+        web_reply_error(rp, 404, "%s%s%s", why.buf, failed ? ": " : "",
+                        failed ? err.buf : "");
+        sb_free(&why);
+    } else {
+        /* annotate's stdout is the body; its warnings (a binary or
+         * line table missing) go with a 404 when no routine could be
+         * shown */
+        char *buf = NULL;
+        size_t n = 0;
+        FILE *mem = open_memstream(&buf, &n);
+        int shown = mem ? annotate_print(mem, a) : -1;
+        if (mem)
+            fclose(mem);
+        fflush(wf);
+        if (shown == 0) {
+            rp->content_type = "text/plain; charset=utf-8";
+            sb_add(&rp->body, buf, n);
+        } else if (shown > 0) {
+            web_reply_error(rp, 404, "no source lines for '%s': %.*s", fn,
+                            (int)(nwarn && warn[nwarn - 1] == '\n' ? nwarn - 1
+                                  : nwarn), warn ? warn : "");
+        } else {
+            web_reply_error(rp, 500, "out of memory");
+        }
+        free(buf);
+    }
+    sb_free(&err);
+    sb_free(&j.kept);
+    annotate_free(a);
+    fclose(wf);
+    free(warn);
+    web_sel_free(&sel);
+}
+
 void api_profile_routes(httpd *h, web_profile *p)
 {
+    httpd_route(h, "/api/annotate", false, api_annotate, p);
     httpd_route(h, "/api/info", false, api_info, p);
     httpd_route(h, "/api/folded", false, api_folded, p);
     httpd_route(h, "/api/heatmap", false, api_heatmap, p);

@@ -16,7 +16,9 @@
  * A selection (web_sel) is the page's URL parameters: metric, host,
  * start/end (epoch seconds, or PCP time syntax read against the samples
  * held: pcp_window_parse, the rule of `fold -a -S/-T`), focus, ignore,
- * hide, show, pid, tid, comm (stack/stackfilter), rows.  The selected
+ * hide, show, pid, tid, comm (stack/stackfilter), rows, by_host (the
+ * sample's host as the root frame: `fold --by-host`, pcp_host_frame's
+ * rule, before the filters see the stack, as in fold).  The selected
  * samples are replayed, in arrival order, into a stack_sink as an input
  * would deliver them, and the command's writer does the rest.
  *
@@ -39,6 +41,7 @@ typedef struct web_profile {
     web_store  *store;
     collector  *coll;       /* NULL: no collector (tests) */
     httpd      *h;          /* NULL: no HTTP server (tests) */
+    bool        by_host;    /* by_host's default (web --by-host) */
 } web_profile;
 
 /* A parsed selection. */
@@ -46,6 +49,7 @@ typedef struct web_sel {
     int64_t      lo_ns, hi_ns;   /* pcp_window_holds; INT64_MIN/MAX: open */
     stackfilter *filter;         /* NULL: nothing filtered */
     int          rows;           /* heat map rows */
+    bool         by_host;        /* by_host=1: the host as the root frame */
 } web_sel;
 
 /* Parse the selection parameters of rq, named with prefix ("" or
@@ -68,6 +72,10 @@ void api_diff_svg(void *arg, const web_request *rq, web_reply *rp);
 void api_pprof(void *arg, const web_request *rq, web_reply *rp);
 void api_speedscope(void *arg, const web_request *rq, web_reply *rp);
 void api_top(void *arg, const web_request *rq, web_reply *rp);
+/* /api/annotate?function=REGEX&SEL: `staprelay annotate REGEX FILE...`
+ * of the files given to web (re-read: the store keeps no addresses),
+ * the selection's window and filters applied to each sample */
+void api_annotate(void *arg, const web_request *rq, web_reply *rp);
 
 /* Register every route above on h with p as the handlers' argument. */
 void api_profile_routes(httpd *h, web_profile *p);

@@ -20,7 +20,7 @@ var api = window.staprelay_web = { ready: false, fetches: 0, draws: 0 };
 
 // ---- state, and the URL that holds it ------------------------------------
 // API selection parameters (docs/web.md) and the page's own.
-var SEL_ONE = ['metric', 'start', 'end', 'focus', 'ignore', 'hide', 'show', 'rows'];
+var SEL_ONE = ['metric', 'start', 'end', 'focus', 'ignore', 'hide', 'show', 'rows', 'by_host'];
 var SEL_MANY = ['host', 'pid', 'tid', 'comm'];
 var PAGE_ONE = ['view', 'fn', 'icicle', 'q', 'bstart', 'bend', 'dmode', 'sort', 'win', 'zoom'];
 var PAGE_MANY = ['chart'];
@@ -713,6 +713,7 @@ function render() {
 	else if (st.view === 'top') renderTop(head, body, what, f);
 	else if (st.view === 'sandwich') renderSandwich(head, body, f);
 	else if (st.view === 'graph') renderGraph(head, body, what, f);
+	else if (st.view === 'source') renderSource(head, body, f);
 }
 // `staprelay diff`'s rule (stacktab_normalize): normalised, the
 // baseline is scaled to the selection's total, floor(count * after /
@@ -812,7 +813,42 @@ function renderSandwich(head, body, f) {
 	var dl = $('swfns');
 	topTable(f).sort(function (a, b) { return b.total - a.total; }).slice(0, 300).forEach(function (r) { var o = document.createElement('option'); o.value = r.name; dl.appendChild(o); });
 	$('swfn').onchange = function () { st.fn = this.value; writeUrl(); render(); };
+	var sb = document.createElement('button');
+	sb.type = 'button'; sb.id = 'swsource'; sb.textContent = 'source lines';
+	sb.title = 'staprelay annotate of ' + st.fn;
+	sb.onclick = function () { st.view = 'source'; writeUrl(); render(); };
+	body.querySelector('.sandwich label').after(sb);
 	api.view = { view: 'sandwich', total: sw.total, fn: st.fn };
+}
+// the source lines of one function: /api/annotate, `staprelay annotate
+// ^FN$ FILE...`'s text (pprof -list) of the selection
+var srcSeq = 0;
+function reEscape(t) { return String(t).replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); }
+function renderSource(head, body, f) {
+	if (!st.fn) {
+		var rows = topTable(f).sort(function (a, b) { return b.self - a.self; });
+		st.fn = rows.length ? rows[0].name : '';
+	}
+	var fn = st.fn, seq = ++srcSeq;
+	head.textContent = 'Source lines of ' + fn + ' (staprelay annotate): loading...';
+	body.innerHTML = '<div class="source"><label>function <input id="srcfn" size="40" list="srcfns" value="' + esc(fn) + '"></label><datalist id="srcfns"></datalist><pre id="srctext"></pre></div>';
+	var dl = $('srcfns');
+	topTable(f).sort(function (a, b) { return b.total - a.total; }).slice(0, 300).forEach(function (r) { var o = document.createElement('option'); o.value = r.name; dl.appendChild(o); });
+	$('srcfn').onchange = function () { st.fn = this.value; writeUrl(); render(); };
+	api.view = { view: 'source', fn: fn, text: null };
+	var p = new URLSearchParams(selQuery(viewWindow()));
+	p.set('function', '^' + reEscape(fn) + '$');
+	get('/api/annotate?' + p.toString()).then(function (t) {
+		if (seq !== srcSeq || st.view !== 'source') return;
+		head.textContent = 'Source lines of ' + fn + ' (staprelay annotate): flat, cumulative, line';
+		$('srctext').textContent = t;
+		api.view = { view: 'source', fn: fn, text: t };
+	}, function (e) {
+		if (seq !== srcSeq || st.view !== 'source') return;
+		head.textContent = 'No source lines for ' + fn;
+		$('srctext').textContent = e.message;
+		api.view = { view: 'source', fn: fn, text: null, error: e.message, status: e.status };
+	});
 }
 function renderGraph(head, body, what, f) {
 	// the call graph as its edges: caller -> callee, weighted by the
@@ -979,11 +1015,14 @@ function startRun() {
 }
 
 // ---- controls ---------------------------------------------------------------
+// by_host: the URL's, else the server's default (web --by-host)
+function byHost() { return st.by_host !== undefined ? st.by_host === '1' : !!(info && info.by_host); }
 function fillControls() {
 	var f = $('filters');
 	['focus', 'ignore', 'hide', 'show'].forEach(function (k) { f.elements[k].value = st[k] || ''; });
 	['pid', 'tid', 'comm'].forEach(function (k) { f.elements[k].value = (st[k] || []).join(','); });
 	$('icicle').checked = st.icicle === '1';
+	$('byhost').checked = byHost();
 	$('search').value = st.q || '';
 	$('dmode').value = st.dmode === 'abs' ? 'abs' : 'norm';
 	$('win').value = winMinutes();
@@ -1015,6 +1054,7 @@ function hook() {
 		b.onclick = function () { var was = st.view; st.view = b.dataset.view; delete st.zoom; writeUrl(); if (st.view === 'diff' || was === 'diff') refreshView(); else render(); };
 	});
 	$('icicle').onchange = function () { if (this.checked) st.icicle = '1'; else delete st.icicle; writeUrl(); render(); };
+	$('byhost').onchange = function () { st.by_host = this.checked ? '1' : '0'; delete st.zoom; writeUrl(); refreshView(); };
 	$('dmode').onchange = function () { if (this.value === 'abs') st.dmode = 'abs'; else delete st.dmode; writeUrl(); render(); };
 	$('search').oninput = function () { if (this.value) st.q = this.value; else delete st.q; writeUrl(); render(); };
 	$('unzoom').onclick = function () { delete st.zoom; writeUrl(); render(); };
