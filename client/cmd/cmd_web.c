@@ -18,6 +18,7 @@
 #include "client/web/api_profile.h"
 #include "client/web/collect.h"
 #include "client/web/httpd.h"
+#include "client/web/runs.h"
 #include "client/web/store.h"
 
 static const char web_usage[] =
@@ -30,6 +31,17 @@ static void add_routes(httpd *h, web_profile *p, web_metrics *m)
 {
     api_profile_routes(h, p);
     web_metrics_routes(m, h);
+    web_runs_routes(p->runs, h);
+}
+
+/* A run the page started: followed (web/runs); a refusal is a line on
+ * stderr, the run itself goes on */
+static void follow_run(void *arg, const char *spec, const char *name)
+{
+    strbuf err = STRBUF_INIT;
+    if (web_runs_follow(arg, spec, name, &err) < 0)
+        fprintf(stderr, "staprelay web: %s\n", err.buf);
+    sb_free(&err);
 }
 
 /* -t in seconds (its syntax was checked with the options); 1 s. */
@@ -90,7 +102,8 @@ int cmd_web(int argc, char **argv)
         fprintf(stderr, "staprelay web: %s\n", err.buf);
         rc = 1;
     }
-    web_profile prof = { &o, store, NULL, h };
+    web_runs *runs = web_runs_new(&o, h);
+    web_profile prof = { &o, store, NULL, h, runs };
     web_metrics *metrics = NULL;
     if (rc == 0) {
         metrics = web_metrics_new(&o.pcp, interval_seconds(&o), o.window_min,
@@ -101,6 +114,7 @@ int cmd_web(int argc, char **argv)
         }
     }
     if (rc == 0) {
+        web_metrics_on_run(metrics, follow_run, runs);
         add_routes(h, &prof, metrics);
         if (httpd_run(h, &err) < 0) {
             fprintf(stderr, "staprelay web: %s\n", err.buf);
@@ -123,6 +137,8 @@ int cmd_web(int argc, char **argv)
     }
     collect_stop(coll);           /* the last round, then joined */
     prof.coll = NULL;
+    web_runs_free(runs);          /* their last rounds, joined */
+    prof.runs = NULL;
     httpd_free(h);                /* clients ended, threads joined */
     web_metrics_free(metrics);    /* its fetch thread joined */
     store_free(store);

@@ -32,6 +32,7 @@
 #include "client/stack/stacksink.h"
 #include "client/web/collect.h"
 #include "client/web/httpd.h"
+#include "client/web/runs.h"
 #include "client/web/store.h"
 
 typedef struct web_profile {
@@ -39,6 +40,7 @@ typedef struct web_profile {
     web_store  *store;
     collector  *coll;       /* NULL: no collector (tests) */
     httpd      *h;          /* NULL: no HTTP server (tests) */
+    web_runs   *runs;       /* the runs followed; NULL: none (tests) */
 } web_profile;
 
 /* A parsed selection. */
@@ -46,6 +48,7 @@ typedef struct web_sel {
     int64_t      lo_ns, hi_ns;   /* pcp_window_holds; INT64_MIN/MAX: open */
     stackfilter *filter;         /* NULL: nothing filtered */
     int          rows;           /* heat map rows */
+    web_store   *store;          /* run=NAME: that run's; else p->store */
 } web_sel;
 
 /* Parse the selection parameters of rq, named with prefix ("" or
