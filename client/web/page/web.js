@@ -150,7 +150,9 @@ function newestSec() {
 	return l;
 }
 function winFrom() {
-	if (!live()) return null;
+	// a run selected: all of its samples (its own window bounds them),
+	// however long ago it ended
+	if (!live() || st.run) return null;
 	var n = newestSec();
 	return n === null ? null : n - winMinutes() * 60 + 1;
 }
