@@ -249,10 +249,66 @@ web_store *web_runs_store(web_runs *w, const char *name)
     return s;
 }
 
+/* A run name as the PMDA makes them (SCRIPT-STAMP[-N]): what follow=
+ * takes, so nothing else reaches the list or a message */
+static bool name_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 128)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.'))
+            return false;
+    }
+    return true;
+}
+
+/* follow=NAME[&host=H]: a run started elsewhere (pmstore, another
+ * page) on one of the -h hosts (the first by default).  False: the
+ * reply is the error. */
+static bool follow_param(web_runs *w, const web_request *rq, web_reply *rp)
+{
+    const char *name = web_param_get(rq, "follow");
+    if (name == NULL)
+        return true;
+    const pcp_options *po = &w->o->pcp;
+    if (po->nhosts == 0) {
+        web_reply_error(rp, 400, "follow: runs need a live host (-h)");
+        return false;
+    }
+    if (!name_ok(name)) {
+        web_reply_error(rp, 400, "bad follow: not a run name (letters, "
+                        "digits, '-', '_', '.'; at most 128)");
+        return false;
+    }
+    const char *host = web_param_get(rq, "host"), *spec = NULL;
+    for (int i = 0; i < po->nhosts && spec == NULL; i++) {
+        size_t n = host ? strlen(host) : 0;
+        if (host == NULL || strcmp(po->hosts[i], host) == 0
+            || (strncmp(po->hosts[i], host, n) == 0
+                && po->hosts[i][n] == ':'))
+            spec = po->hosts[i];
+    }
+    if (spec == NULL) {
+        web_reply_error(rp, 400, "bad host: '%s' is not one of the -h hosts",
+                        host);
+        return false;
+    }
+    strbuf err = STRBUF_INIT;
+    int rc = web_runs_follow(w, spec, name, &err);
+    if (rc < 0)
+        web_reply_error(rp, 503, "%s", err.buf);
+    sb_free(&err);
+    return rc == 0;
+}
+
 void api_runs(void *arg, const web_request *rq, web_reply *rp)
 {
-    (void)rq;
     web_runs *w = arg;
+    if (!follow_param(w, rq, rp))
+        return;
     size_t counts[WEB_RUNS_MAX];
     pthread_mutex_lock(&w->lock);
     int n = w->n;

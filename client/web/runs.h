@@ -42,7 +42,11 @@ int web_runs_follow(web_runs *w, const char *host, const char *name,
 /* The samples of run name, or NULL when it is not followed. */
 web_store *web_runs_store(web_runs *w, const char *name);
 /* GET /api/runs: {"runs":[{"name","host","state","window":[lo,hi]|null,
- * "samples","following","error"},..]} */
+ * "samples","following","error"},..]}.  With follow=NAME[&host=H]: a
+ * run started elsewhere (pmstore, `staprelay web` elsewhere) is
+ * followed first (the list then has it; a follower that finds no such
+ * run ends with its error listed) -- following only reads the PMDA, so a
+ * GET may ask it. */
 void api_runs(void *arg, const web_request *rq, web_reply *rp);
 void web_runs_routes(web_runs *w, httpd *h);
 /* End every follower (their last round), join them, free w. */
