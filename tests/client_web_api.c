@@ -28,7 +28,7 @@ static void setup(fixture *f)
                                     | OPTS_HEATMAP | OPTS_WEB, 2, argv,
                                     "usage"), 0);
     f->store = store_new(0, 0);
-    f->p = (web_profile){ &f->o, f->store, NULL, NULL, false };
+    f->p = (web_profile){ &f->o, f->store, NULL, NULL, false, NULL };
     /* 1000 s .. 1002 s: a;b twice, a;c, b (pid 7, comm w), one untimed */
     const struct { const char *st; int64_t t; int64_t pid; const char *comm; }
     v[] = {
@@ -160,6 +160,10 @@ START_TEST(bad_parameters)
     expect(&f, api_diff_svg, "base_start=5&base_end=1", 400,
            "base_start is after base_end\n");
     expect(&f, api_heatmap, "rows=abc", 400, NULL);
+    /* a run that is not followed (here: no runs at all) */
+    expect(&f, api_folded, "run=profile-1", 400, "bad run: 'profile-1' is "
+           "not followed here (GET /api/runs lists those that are)\n");
+    expect(&f, api_folded, "run=", 200, "a;b 2\na;c 1\nb 1\nfile 3\n");
     teardown(&f);
 }
 END_TEST

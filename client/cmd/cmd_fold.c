@@ -15,6 +15,7 @@ static const char fold_usage[] =
     "[--sample-times] [--sample-index I] [-o FILE] [FILE...]\n"
     "       staprelay fold -h HOST[:PORT]... [-t INTERVAL] [-T END] "
     "[--by-host] [--pid] [--tid] [-o FILE] METRIC...\n"
+    "       staprelay fold -h HOST|-a ARCHIVE --run NAME [-o FILE] [METRIC]\n"
     "       staprelay fold -a ARCHIVE|FARM... [-S START] [-T END] [--by-host] "
     "[-o FILE] METRIC...\n"
     "       staprelay fold --series QUERY [--pmproxy URL] [-S START] [-T END] "
@@ -27,9 +28,16 @@ int cmd_fold(int argc, char **argv)
     cmd_opts o;
     const char *fmt;
     int rc;
-    if (!cmd_opts_start(&o, OPTS_INPUT | OPTS_PCP | OPTS_OUTPUT,
-                        argc, argv, fold_usage, fold_formats, &fmt, &rc))
+    if (!cmd_opts_start(&o, OPTS_INPUT | OPTS_PCP | OPTS_FROM_RUN
+                        | OPTS_OUTPUT, argc, argv, fold_usage, fold_formats,
+                        &fmt, &rc))
         return rc;
+    /* --run: a run's records, the text staprelay web's run=NAME serves;
+     * fold writes one output, so not the run group's --output-dir/--name */
+    if (o.output_dir || o.label)
+        return cmd_opts_error(&o, fold_usage, "%s: fold writes one output "
+                              "(-o FILE)", o.output_dir ? "--output-dir"
+                              : "--name");
     struct pprof_builder *pb = inout_pprof_start(&o, strcmp(fmt, "pprof") == 0,
                                                  &rc);
     if (rc)

@@ -18,6 +18,7 @@
 #include "client/web/api_profile.h"
 #include "client/web/collect.h"
 #include "client/web/httpd.h"
+#include "client/web/runs.h"
 #include "client/web/store.h"
 
 static const char web_usage[] =
@@ -30,6 +31,17 @@ static void add_routes(httpd *h, web_profile *p, web_metrics *m)
 {
     api_profile_routes(h, p);
     web_metrics_routes(m, h);
+    web_runs_routes(p->runs, h);
+}
+
+/* A run the page started: followed (web/runs); a refusal is a line on
+ * stderr, the run itself goes on */
+static void follow_run(void *arg, const char *spec, const char *name)
+{
+    strbuf err = STRBUF_INIT;
+    if (web_runs_follow(arg, spec, name, &err) < 0)
+        fprintf(stderr, "staprelay web: %s\n", err.buf);
+    sb_free(&err);
 }
 
 /* -t in seconds (its syntax was checked with the options); 1 s. */
@@ -93,7 +105,8 @@ int cmd_web(int argc, char **argv)
     /* --by-host is by_host's default: the store keeps stacks without
      * the host frame (each sample keeps its host), so by_host=0 can
      * still show them merged */
-    web_profile prof = { &o, store, NULL, h, o.pcp.by_host };
+    web_runs *runs = web_runs_new(&o, h);
+    web_profile prof = { &o, store, NULL, h, o.pcp.by_host, runs };
     o.pcp.by_host = false;
     web_metrics *metrics = NULL;
     if (rc == 0) {
@@ -105,6 +118,7 @@ int cmd_web(int argc, char **argv)
         }
     }
     if (rc == 0) {
+        web_metrics_on_run(metrics, follow_run, runs);
         add_routes(h, &prof, metrics);
         if (httpd_run(h, &err) < 0) {
             fprintf(stderr, "staprelay web: %s\n", err.buf);
@@ -127,6 +141,8 @@ int cmd_web(int argc, char **argv)
     }
     collect_stop(coll);           /* the last round, then joined */
     prof.coll = NULL;
+    web_runs_free(runs);          /* their last rounds, joined */
+    prof.runs = NULL;
     httpd_free(h);                /* clients ended, threads joined */
     web_metrics_free(metrics);    /* its fetch thread joined */
     store_free(store);

@@ -714,6 +714,7 @@ typedef struct run_follow {
     double      terminal_at;    /* mono_now() when seen ended, or -1 */
     uint64_t    last_in;        /* in-window records after the last round */
     int         rounds;
+    const pcp_options *po;      /* its on_run hook */
 } run_follow;
 
 static void run_follow_free(run_follow *rf)
@@ -824,6 +825,8 @@ static int run_take(const source *s, run_follow *rf, const char *p,
     sb_free(&why);
     pcp_run_free(&rf->cur);
     rf->cur = nr;
+    if (rf->po && rf->po->on_run)
+        rf->po->on_run(rf->po->hook_arg, &rf->cur);
     return 0;
 }
 
@@ -1640,7 +1643,7 @@ int pcp_input_read(const pcp_options *po, const input_options *in,
     if (live)
         live_reconnect_schedule();
     pcp_options runpo = *po;    /* with --run, the metric is the run's */
-    run_follow rf = { .name = po->run, .terminal_at = -1 };
+    run_follow rf = { .name = po->run, .terminal_at = -1, .po = po };
     reader rd = { .po = &runpo, .in = in, .cmd = cmd, .st = st,
                   .stack = STRBUF_INIT };
     stack_sink_init(&rd.sink, tab, in->col, in->strip_hex);

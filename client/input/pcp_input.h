@@ -115,6 +115,10 @@ typedef struct pcp_options {
      * a run's state), one line without "staprelay CMD: ", instead of
      * stderr (staprelay web's notices); optional */
     void      (*on_notice)(void *arg, const char *text);
+    /* --run: each value of the run read from staprelay.control.runs
+     * (every poll, live; the one used, archive), valid during the call
+     * (staprelay web's runs list); optional */
+    void      (*on_run)(void *arg, const pcp_run *r);
     void       *hook_arg;
     bool        progress;   /* live: a one-line status on stderr (a
                              * terminal) each round, erased at the end */

@@ -64,6 +64,9 @@ struct web_metrics {
     int             nsrc;
     bool            live;
     bool            allow_runs;
+    void          (*on_accepted)(void *arg, const char *spec,
+                                 const char *name);
+    void           *on_accepted_arg;
     double          interval_s;
     long            window_min;
     pthread_mutex_t lock;      /* watch[], never held across PCP calls
@@ -1206,6 +1209,8 @@ void api_run(void *arg, const web_request *rq, web_reply *rp)
     sb_adds(&rp->body, ",\"answer\":");
     json_str(&rp->body, ans.buf ? ans.buf : "");
     sb_adds(&rp->body, ",\"run\":");
+    if (accepted && m->on_accepted)     /* followed (web/runs) */
+        m->on_accepted(m->on_accepted_arg, s->spec, ans.buf + strlen(acc));
     if (accepted)
         json_str(&rp->body, ans.buf + strlen(acc));
     else
@@ -1296,6 +1301,14 @@ void web_metrics_routes(web_metrics *m, httpd *h)
     httpd_route(h, "/api/pmns", false, api_pmns, m);
     httpd_route(h, "/api/values", false, api_values, m);
     httpd_route(h, "/api/run", true, api_run, m);
+}
+
+void web_metrics_on_run(web_metrics *m,
+                        void (*fn)(void *arg, const char *spec,
+                                   const char *name), void *arg)
+{
+    m->on_accepted = fn;
+    m->on_accepted_arg = arg;
 }
 
 void web_metrics_free(web_metrics *m)

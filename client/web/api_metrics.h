@@ -65,6 +65,12 @@ web_metrics *web_metrics_new(const pcp_options *po, double interval_s,
                              long window_min, bool allow_runs, strbuf *err);
 /* Register /api/pmns, /api/values and /api/run (POST) on h. */
 void web_metrics_routes(web_metrics *m, httpd *h);
+/* A run the PMDA accepted (POST /api/run): fn(arg, the -h spec, its
+ * name), from the handler's thread, before the reply (staprelay web
+ * follows it: web/runs).  Call before httpd_run(). */
+void web_metrics_on_run(web_metrics *m,
+                        void (*fn)(void *arg, const char *spec,
+                                   const char *name), void *arg);
 /* Stop the fetch thread, close the contexts, free m (NULL: nothing). */
 void web_metrics_free(web_metrics *m);
 

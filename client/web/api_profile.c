@@ -65,7 +65,7 @@ static void one_line(strbuf *sb)
         sb->buf[--sb->len] = '\0';
 }
 
-static bool parse_window(const web_profile *p, const char *start,
+static bool parse_window(const char *start,
                          const char *end, const char *sname, const char *ename,
                          web_sel *sel, web_reply *rp)
 {
@@ -86,7 +86,7 @@ static bool parse_window(const web_profile *p, const char *start,
     }
     if (start || end) {     /* PCP time syntax, against what is held */
         store_info si;
-        store_get_info(p->store, &si);
+        store_get_info(sel->store, &si);
         struct timespec now;
         clock_gettime(CLOCK_REALTIME, &now);
         int64_t now_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
@@ -161,6 +161,16 @@ bool web_sel_parse(const web_profile *p, const web_request *rq,
     sel->by_host = p->by_host;
     if (!flag(rq, "by_host", &sel->by_host, rp))
         return false;
+    sel->store = p->store;
+    const char *run = web_param_get(rq, "run");
+    if (run && *run) {      /* a run's own samples (web/runs) */
+        sel->store = p->runs ? web_runs_store(p->runs, run) : NULL;
+        if (sel->store == NULL) {
+            web_reply_error(rp, 400, "bad run: '%s' is not followed here "
+                            "(GET /api/runs lists those that are)", run);
+            return false;
+        }
+    }
     const char *metric = web_param_get(rq, "metric");
     if (metric && *metric) {
         /* the samples of every metric collected are merged (as `fold`
@@ -192,7 +202,7 @@ bool web_sel_parse(const web_profile *p, const web_request *rq,
         }
         sel->rows = (int)v;
     }
-    if (!parse_window(p, web_param_get(rq, start_name),
+    if (!parse_window(web_param_get(rq, start_name),
                       web_param_get(rq, end_name), start_name, end_name, sel,
                       rp))
         return false;
@@ -241,11 +251,12 @@ void web_sel_replay(const web_profile *p, const web_sel *sel,
 {
     strbuf kept = STRBUF_INIT, framed = STRBUF_INIT;
     bool windowed = sel->lo_ns != INT64_MIN || sel->hi_ns != INT64_MAX;
-    store_lock(p->store);
-    size_t n = store_count(p->store);
+    web_store *st = sel->store ? sel->store : p->store;
+    store_lock(st);
+    size_t n = store_count(st);
     for (size_t i = 0; i < n; i++) {
         store_sample s;
-        store_get(p->store, i, &s);
+        store_get(st, i, &s);
         /* a file's sample has no time: in every window, as `fold -a -S
          * -T FILE` keeps a file's stacks */
         if (windowed && s.t_ns != STACK_TIME_UNKNOWN
@@ -275,7 +286,7 @@ void web_sel_replay(const web_profile *p, const web_sel *sel,
         }
         stack_sink_add_ctx(sink, stack, len, s.weight, col, s.t_ns, &ctx);
     }
-    store_unlock(p->store);
+    store_unlock(st);
     sb_free(&kept);
     sb_free(&framed);
 }

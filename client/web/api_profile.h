@@ -34,6 +34,7 @@
 #include "client/stack/stacksink.h"
 #include "client/web/collect.h"
 #include "client/web/httpd.h"
+#include "client/web/runs.h"
 #include "client/web/store.h"
 
 typedef struct web_profile {
@@ -42,6 +43,7 @@ typedef struct web_profile {
     collector  *coll;       /* NULL: no collector (tests) */
     httpd      *h;          /* NULL: no HTTP server (tests) */
     bool        by_host;    /* by_host's default (web --by-host) */
+    web_runs   *runs;       /* the runs followed; NULL: none (tests) */
 } web_profile;
 
 /* A parsed selection. */
@@ -50,6 +52,7 @@ typedef struct web_sel {
     stackfilter *filter;         /* NULL: nothing filtered */
     int          rows;           /* heat map rows */
     bool         by_host;        /* by_host=1: the host as the root frame */
+    web_store   *store;          /* run=NAME: that run's; else p->store */
 } web_sel;
 
 /* Parse the selection parameters of rq, named with prefix ("" or

@@ -20,7 +20,7 @@ var api = window.staprelay_web = { ready: false, fetches: 0, draws: 0 };
 
 // ---- state, and the URL that holds it ------------------------------------
 // API selection parameters (docs/web.md) and the page's own.
-var SEL_ONE = ['metric', 'start', 'end', 'focus', 'ignore', 'hide', 'show', 'rows', 'by_host'];
+var SEL_ONE = ['metric', 'run', 'start', 'end', 'focus', 'ignore', 'hide', 'show', 'rows', 'by_host'];
 var SEL_MANY = ['host', 'pid', 'tid', 'comm'];
 var PAGE_ONE = ['view', 'fn', 'icicle', 'q', 'bstart', 'bend', 'dmode', 'sort', 'win', 'zoom'];
 var PAGE_MANY = ['chart'];
@@ -150,7 +150,9 @@ function newestSec() {
 	return l;
 }
 function winFrom() {
-	if (!live()) return null;
+	// a run selected: all of its samples (its own window bounds them),
+	// however long ago it ended
+	if (!live() || st.run) return null;
 	var n = newestSec();
 	return n === null ? null : n - winMinutes() * 60 + 1;
 }
@@ -907,7 +909,7 @@ function connect() {
 		api.connected = true;
 		api.opens = (api.opens || 0) + 1;
 		// back after a break: what was missed comes with the next fetch
-		if (api.opens > 1) { refreshInfo().then(function () { loadHeatmap(false); }); }
+		if (api.opens > 1) { refreshInfo().then(function () { loadHeatmap(false); }); loadRuns(); }
 	};
 	es.onerror = function () {
 		api.connected = false;
@@ -941,9 +943,10 @@ function connect() {
 		refreshInfo();
 	});
 	es.addEventListener('run', function (ev) {
-		var t = ev.data;
-		try { var j = JSON.parse(ev.data); t = j.text || j.state || j.status || ev.data; if (j.metric) followRun(j.metric); } catch (e) { /* plain */ }
-		$('runmsg').textContent = t;
+		// web/runs: {name, state, samples, following} as a run goes on
+		var j = null;
+		try { j = JSON.parse(ev.data); } catch (e) { return; }
+		if (j && j.name) runEvent(j);
 	});
 	es.addEventListener('dropped', function () { loadHeatmap(true); });
 }
@@ -984,6 +987,53 @@ function refreshInfo() {
 }
 
 // ---- on demand runs (--allow-runs) ---------------------------------------------
+// The runs the server follows (GET /api/runs, then SSE `run` events):
+// a list with each one's state, live; a click selects its samples
+// (run=NAME, the API's parameter: that run's own samples, in its
+// window), clicked again the window's.  The server keeps a run's samples
+// after it ends, so its flame graph stays.
+var runs = {}, runOrder = [], runViewTimer = null;
+api.runs = runs;
+api.runEvents = [];
+function runEvent(j) {
+	api.runEvents.push({ name: j.name, state: j.state, samples: j.samples, following: j.following });
+	var old = runs[j.name];
+	if (!old) runOrder.push(j.name);
+	runs[j.name] = j;
+	drawRuns();
+	// the selected run's graph follows its records, at most once a second
+	if (st.run === j.name && (!old || old.samples !== j.samples || old.state !== j.state) && !runViewTimer) {
+		runViewTimer = setTimeout(function () { runViewTimer = null; loadHeatmap(true); refreshView(); }, 1000);
+	}
+}
+function drawRuns() {
+	var ul = $('runs');
+	ul.textContent = '';
+	runOrder.forEach(function (n) {
+		var r = runs[n], li = document.createElement('li');
+		li.className = 'run state-' + r.state + (st.run === n ? ' sel' : '');
+		li.dataset.run = n;
+		li.dataset.state = r.state;
+		li.textContent = n + ': ' + r.state + (r.following ? '' : ' (kept)') + ', ' + fmtn(r.samples) + ' samples' + (r.error ? ' -- ' + r.error : '');
+		li.title = 'click: this run\'s samples (run=' + n + ')';
+		li.onclick = function () { selectRun(st.run === n ? null : n); };
+		ul.appendChild(li);
+	});
+	ul.hidden = runOrder.length === 0;
+}
+function selectRun(n) {
+	if (n) st.run = n; else delete st.run;
+	writeUrl();
+	drawRuns();
+	loadHeatmap(true);
+	refreshView();
+}
+api.selectRun = selectRun;
+function loadRuns() {
+	return get('/api/runs', 'json').then(function (j) {
+		(j.runs || []).forEach(function (r) { if (!runs[r.name] || runs[r.name].samples !== r.samples || runs[r.name].state !== r.state) runEvent(r); });
+	}, function () { /* no runs endpoint: nothing listed */ });
+}
 function followRun(metric) {
 	if (!metric || st.metric === metric) return;
 	var sel = $('metric');
@@ -1007,7 +1057,7 @@ function startRun() {
 			// api_metrics: {accepted, answer: "accepted: NAME" | "refused: WHY", run, reason}
 			try { j = JSON.parse(t); shown = j.answer || (j.reason ? 'refused: ' + j.reason : '') || j.status || t.trim(); } catch (e) { /* text */ }
 			if (!/^(accepted|refused)/.test(shown)) shown = (r.ok ? 'accepted: ' : 'refused: ') + shown;
-			$('runmsg').textContent = shown + (j && j.run ? ' (run ' + j.run + ': its records follow on the heat map)' : '');
+			$('runmsg').textContent = shown + (j && j.run ? ' (run ' + j.run + ': listed below; click it for its flame graph)' : '');
 			api.runAnswer = { ok: r.ok, status: r.status, text: shown, run: j && j.run };
 			if (r.ok && j && j.metric) followRun(j.metric);
 		});
@@ -1146,7 +1196,7 @@ function start() {
 		layoutAxis();
 		setState('conn', live() ? 'connecting' : 'archive/file: not live', live() ? 'warn' : '');
 		if (live()) connect();
-		return Promise.all([loadHeatmap(true), refreshView(), loadPmns('')]).then(function () {
+		return Promise.all([loadHeatmap(true), refreshView(), loadPmns(''), loadRuns()]).then(function () {
 			fetchCharts();
 			msg(live() ? 'Live: the heat map fills in as samples arrive. Drag across cells or a chart to select a range.' :
 				'Drag across heat map cells or a chart to select a range; the views below show it.');
