@@ -452,6 +452,14 @@ static pcp_field field_role(void *arg, pmID pmid)
     if (pmNameID(pmid, &name) >= 0)
         role = pcp_field_from_name(name);
     free(name);
+    /* a duration is a time in ns (or without units), as the PMDA's
+     * stacks counter takes it; in other units it is just a field */
+    pmDesc d;
+    if (role == PCP_FIELD_DURATION && pmLookupDesc(pmid, &d) >= 0
+        && !(d.units.dimSpace == 0 && d.units.dimCount == 0
+             && (d.units.dimTime == 0
+                 || (d.units.dimTime == 1 && d.units.scaleTime == PM_TIME_NSEC))))
+        role = PCP_FIELD_OTHER;
     if (s->nfields == s->capfields) {
         size_t cap = s->capfields ? s->capfields * 2 : 16;
         s->fields = xrealloc(s->fields, cap * sizeof *s->fields);
@@ -496,9 +504,17 @@ static void on_sample(void *arg, const pcp_sample *smp)
         .time_ns = smp->when_ns,
         .samples = smp->weight,      /* a record's count is samples */
     };
-    if (!deliver(rd, smp->weight, s->col, smp->when_ns, &ctx))
+    /* a block weighs its time unless --weight events (heatmap's default) */
+    bool timed = smp->has_duration && rd->po->weigh != PCP_WEIGH_EVENTS;
+    if (timed) {
+        ctx.weight_type = "wall";
+        ctx.weight_unit = "nanoseconds";
+    }
+    double weight = pcp_sample_weight(smp, timed);
+    if (!deliver(rd, weight, s->col, smp->when_ns, &ctx))
         return;
     rd->st->stacks++;
+    rd->st->timed += timed;
     rd->weight += smp->weight;
 }
 
