@@ -320,6 +320,9 @@ static void add_event(pmda_ctx *ctx, tables *t, source *s, int cluster, size_t e
         .sem = PM_SEM_COUNTER,
         .units = PMDA_PMUNITS(0, 0, 1, 0, 0, PM_COUNT_ONE),
     };
+    /* a stream with a duration counts the stacks' time (ns) */
+    if (me->duration_field >= 0)
+        sd.units = (pmUnits)PMDA_PMUNITS(0, 1, 0, 0, PM_TIME_NSEC, 0);
     metric_ref sref = {.ctx = ctx, .kind = REF_STACKS, .src = s, .index = e, .indom_slot = slot,
                        .event_array = -1};
     if (add_metric(t, &sd, &sref) == 0)

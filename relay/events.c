@@ -438,25 +438,39 @@ static void note_producer_drops(event_stream *es, json_t *doc)
     es->last_dropped = v;
 }
 
-/* A record's weight in the stacks counter: its count field (at least 1),
- * or 1 without one.  NULL, or the reason the record is rejected. */
+/* A record's weight: its count field (at least 1), or 1 without one --
+ * the samples it stands for (the subsecond histogram counts those); and
+ * its weight in the stacks counter: its duration field (ns) when the
+ * stream has one and the record carries it, else that count.  NULL, or
+ * the reason the record is rejected. */
 static const char *record_weight(const event_stream *es, json_t *rec, uint64_t *weight,
-                                 char *why, size_t whylen)
+                                 uint64_t *stack_weight, char *why, size_t whylen)
 {
     const meta_event *me = es->meta;
     *weight = 1;
-    if (me->count_field < 0)
-        return NULL;
-    json_t *c = pointer_get(rec, me->fields[me->count_field].pointer, NULL);
-    if (c == NULL || json_is_null(c))
-        return NULL;   /* optional and absent: one sample */
     int64_t i;
-    if (jsondoc_uint64(c, weight) == NUM_OK && *weight >= 1)
+    json_t *c = me->count_field < 0 ? NULL
+                                    : pointer_get(rec, me->fields[me->count_field].pointer, NULL);
+    /* optional and absent: one sample */
+    if (c != NULL && !json_is_null(c)
+        && !(jsondoc_uint64(c, weight) == NUM_OK && *weight >= 1)) {
+        if (jsondoc_int64(c, &i) == NUM_OK)
+            snprintf(why, whylen, "field \"count\" is %" PRId64 ": a count must be at least 1", i);
+        else
+            snprintf(why, whylen, "field \"count\" must be an integer of at least 1");
+        return why;
+    }
+    *stack_weight = *weight;
+    json_t *d = me->duration_field < 0
+                    ? NULL : pointer_get(rec, me->fields[me->duration_field].pointer, NULL);
+    if (d == NULL || json_is_null(d))
+        return NULL;   /* optional and absent: weighs its count */
+    if (jsondoc_uint64(d, stack_weight) == NUM_OK)
         return NULL;
-    if (jsondoc_int64(c, &i) == NUM_OK)
-        snprintf(why, whylen, "field \"count\" is %" PRId64 ": a count must be at least 1", i);
+    if (jsondoc_int64(d, &i) == NUM_OK)
+        snprintf(why, whylen, "field \"duration\" is %" PRId64 ": a time cannot be negative", i);
     else
-        snprintf(why, whylen, "field \"count\" must be an integer of at least 1");
+        snprintf(why, whylen, "field \"duration\" must be an integer (nanoseconds)");
     return why;
 }
 
@@ -489,9 +503,9 @@ void event_stream_ingest(event_stream *es, json_t *doc, int64_t now_ns, const lo
             snprintf(why, sizeof(why), "sequence number out of range (beyond 64-bit signed)");
             bad = why;
         }
-        uint64_t weight = 1;
+        uint64_t weight = 1, stack_weight = 1;
         if (bad == NULL)
-            bad = record_weight(es, rec, &weight, why, sizeof(why));
+            bad = record_weight(es, rec, &weight, &stack_weight, why, sizeof(why));
         char *folded = NULL;
         b.len = 0;
         for (size_t f = 0; bad == NULL && f < me->nfields; f++)
@@ -521,7 +535,7 @@ void event_stream_ingest(event_stream *es, json_t *doc, int64_t now_ns, const lo
         }
         es->received++;
         if (folded != NULL && es->stacks != NULL) {
-            stackcount_add(es->stacks, folded, weight, (double)now_ns / 1e9);
+            stackcount_add(es->stacks, folded, stack_weight, (double)now_ns / 1e9);
             subsecond_add(es->subsec, when, weight);
         }
         free(folded);

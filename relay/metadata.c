@@ -536,7 +536,7 @@ static void parse_event(source_meta *m, name_space *ns, json_t *jm, const char *
         strmap_free(seen);
         return;
     }
-    e.stack_field = e.count_field = -1;
+    e.stack_field = e.count_field = e.duration_field = -1;
     size_t i;
     json_t *jf;
     json_array_foreach(fields, i, jf) {
@@ -557,6 +557,11 @@ static void parse_event(source_meta *m, name_space *ns, json_t *jm, const char *
             e.stack_field = (int)e.nfields;
         if ((f->type == FT_INT64 || f->type == FT_UINT64) && strcmp(f->name, "count") == 0)
             e.count_field = (int)e.nfields;
+        /* a time off CPU (offcpu.stp, the perf backend): its stack weighs
+         * its nanoseconds; a duration in other units is just a field */
+        if ((f->type == FT_INT64 || f->type == FT_UINT64) && strcmp(f->name, "duration") == 0
+            && (f->units == NULL || strcmp(f->units, "nanosec") == 0))
+            e.duration_field = (int)e.nfields;
         e.nfields++;
     }
     strmap_free(seen);

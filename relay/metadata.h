@@ -60,6 +60,10 @@ typedef struct meta_event {
     int stack_field;   /* index of the first stack field, or -1 */
     int count_field;   /* integer or unsigned field named "count" (stack
                         * weight: a record with a count below 1 is rejected), or -1 */
+    int duration_field;/* integer or unsigned field named "duration" in
+                        * nanosec (or without units): the record's time, its
+                        * weight in <name>.stacks (which then counts ns);
+                        * a negative duration is rejected.  Or -1 */
     bool stacks_metric;/* a stack field and the <name>.stacks name is free */
     bool subsecond_metric; /* and <name>.subsecond, .subsecond_end are free */
     bool replay;       /* a client's first read starts at the oldest record */

@@ -18,6 +18,7 @@
 #define PM_PID   pmID_build(490, 1, 3)
 #define PM_TID   pmID_build(490, 1, 4)
 #define PM_COMM  pmID_build(490, 1, 5)
+#define PM_DUR   pmID_build(490, 1, 6)
 #define PM_OTHER pmID_build(490, 1, 9)
 
 typedef struct ebuf {
@@ -117,6 +118,7 @@ typedef struct got {
     char     stacks[8][128];
     int64_t  when[8];
     double   weight[8];
+    double   by_time[8];    /* pcp_sample_weight(s, true) */
     bool     bad[8];
     uint64_t missed;
     strbuf   folded;        /* every pcp_sample_stack(), one per line */
@@ -130,6 +132,7 @@ static pcp_field fake_roles(void *arg, pmID pmid)
     if (pmid == PM_PID) return PCP_FIELD_PID;
     if (pmid == PM_TID) return PCP_FIELD_TID;
     if (pmid == PM_COMM) return PCP_FIELD_COMM;
+    if (pmid == PM_DUR) return PCP_FIELD_DURATION;
     return PCP_FIELD_OTHER;
 }
 
@@ -145,7 +148,8 @@ static void got_sample(void *arg, const pcp_sample *s)
     else
         snprintf(g->stacks[i], sizeof g->stacks[i], "(none)");
     g->when[i] = s->when_ns;
-    g->weight[i] = s->weight;
+    g->weight[i] = pcp_sample_weight(s, false);
+    g->by_time[i] = pcp_sample_weight(s, true);
     g->bad[i] = s->bad_weight;
     strbuf one = STRBUF_INIT;
     if (pcp_sample_stack(s, "web1", &(perf_options){ .include_pid = true, .include_tid = true }, &one))
@@ -216,6 +220,46 @@ START_TEST(decode_typical_array)
         sb_free(&g.folded);
         free(e.buf);
     }
+}
+END_TEST
+
+/* Off-CPU records: a block weighs its duration (ns) by default, so
+ * 20 ms and 80 ms weigh 1:4; counting events they weigh 1:1; a record
+ * without a duration weighs its count either way; a negative duration
+ * is a bad weight (the record is ignored and counted). */
+START_TEST(decode_duration_weighs_time)
+{
+    ebuf e;
+    got g;
+    eb_begin(&e, true);
+    eb_record(&e, 1764450000, 0, PM_EVENT_FLAG_POINT, 0);
+    eb_str(&e, PM_STACK, "main;nap");
+    eb_i64(&e, PM_DUR, 20000000);
+    eb_record(&e, 1764450000, 1, PM_EVENT_FLAG_POINT, 0);
+    eb_i64(&e, PM_DUR, 80000000);
+    eb_str(&e, PM_STACK, "main;doze");
+    eb_record(&e, 1764450000, 2, PM_EVENT_FLAG_POINT, 0);
+    eb_str(&e, PM_STACK, "main;spin");
+    eb_i64(&e, PM_COUNT, 3);
+    eb_record(&e, 1764450000, 3, PM_EVENT_FLAG_POINT, 0);
+    eb_str(&e, PM_STACK, "main;bad");
+    eb_i64(&e, PM_DUR, -1);
+    eb_record(&e, 1764450000, 4, PM_EVENT_FLAG_POINT, 0);
+    eb_i64(&e, PM_DUR, -1);           /* a good count does not hide it */
+    eb_i64(&e, PM_COUNT, 2);
+    eb_str(&e, PM_STACK, "main;bad");
+    ck_assert_int_eq(decode(eb_end(&e), &g), 5);
+    ck_assert_int_eq(g.nsamples, 5);
+    ck_assert(g.by_time[0] == 20000000 && g.by_time[1] == 80000000);
+    ck_assert(g.by_time[1] == 4 * g.by_time[0]);
+    ck_assert(g.weight[0] == 1 && g.weight[1] == 1);
+    ck_assert(!g.bad[0] && !g.bad[1]);
+    ck_assert(g.by_time[2] == 3 && g.weight[2] == 3 && !g.bad[2]);
+    ck_assert(g.bad[3] && g.bad[4]);
+    ck_assert_int_eq(pcp_field_from_name("staprelay.staprelay_offcpu.blocks.duration"),
+                     PCP_FIELD_DURATION);
+    sb_free(&g.folded);
+    free(e.buf);
 }
 END_TEST
 
@@ -371,6 +415,7 @@ TEST_SUITE(client_pcp_events)
     Suite *s = suite_create(test_suite_name);
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, decode_typical_array);
+    tcase_add_test(tc, decode_duration_weighs_time);
     tcase_add_test(tc, decode_rejects_malformed_arrays);
     tcase_add_test(tc, layout_matches_libpcp);
     tcase_add_test(tc, field_roles_and_stack_text);

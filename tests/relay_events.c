@@ -132,6 +132,52 @@ START_TEST(event_ingest_dedup_gaps_rejects)
 }
 END_TEST
 
+/* An offcpu stream: the stacks counter weighs each block by its duration
+ * (ns), 20 ms and 80 ms as 1:4, a block without one by its count; the
+ * subsecond histogram still counts blocks; a negative duration is
+ * rejected. */
+START_TEST(event_duration_weighs_stacks)
+{
+    source_meta *m = tu_meta_parse(
+        "{\"prefix\": \"off\", \"metrics\": ["
+        " {\"name\": \"blocks\", \"type\": \"event\", \"pointer\": \"/blocks\","
+        "  \"timestamp\": \"/ts\", \"fields\": ["
+        "   {\"name\": \"duration\", \"pointer\": \"/duration\", \"type\": \"integer\","
+        "    \"units\": \"nanosec\", \"optional\": true},"
+        "   {\"name\": \"stack\", \"pointer\": \"/stack\", \"type\": \"stack\"}]}]}");
+    ck_assert_int_eq(m->events[0].duration_field, 0);
+    event_limits lim = {1 << 20, 4096, 100, 600, 600, 2};
+    event_stream *es = event_stream_new(&m->events[0], &lim);
+    uint64_t missed;
+    seen_records r = {0};
+    evqueue_read(es->queue, 1, 1 << 20, &missed, collect, &r);   /* register */
+    ingest(es, "{\"blocks\": ["
+               "{\"ts\": 1764449999000000000, \"duration\": 20000000, \"stack\": \"main;nap\"},"
+               "{\"ts\": 1764449999000000001, \"duration\": 80000000, \"stack\": \"main;doze\"},"
+               "{\"ts\": 1764449999000000002, \"stack\": \"main;doze\"},"
+               "{\"ts\": 1764449999000000003, \"duration\": -5, \"stack\": \"main;nap\"}]}");
+    ck_assert_uint_eq(es->received, 3);
+    ck_assert_uint_eq(es->rejected, 1);
+    ck_assert_ptr_nonnull(strstr(es->last_reject, "\"duration\" is -5"));
+    stackcount_tick(es->stacks, 1764450000.0);
+    ck_assert_uint_eq(stackcount_size(es->stacks), 3);
+    uint64_t nap = 0, doze = 0;
+    for (size_t i = 0; i < stackcount_size(es->stacks); i++) {
+        const stackcount_row *e = stackcount_entry(es->stacks, i);
+        if (strcmp(e->name, "main,nap") == 0)
+            nap = e->count;
+        else if (strcmp(e->name, "main,doze") == 0)
+            doze = e->count;
+    }
+    ck_assert_uint_eq(nap, 20000000);
+    ck_assert_uint_eq(doze, 80000000 + 1);
+    subsecond_close(es->subsec, 1764450000.0 + 600);
+    ck_assert_uint_eq(es->subsec->counts[0], 3);   /* blocks, not ns */
+    event_stream_free(es);
+    metadata_free(m);
+}
+END_TEST
+
 START_TEST(event_restart_and_oversize)
 {
     source_meta *m = tu_meta_parse(event_meta);
@@ -542,6 +588,7 @@ TEST_SUITE(relay_events)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, event_metadata_parsed);
     tcase_add_test(tc, event_ingest_dedup_gaps_rejects);
+    tcase_add_test(tc, event_duration_weighs_stacks);
     tcase_add_test(tc, event_restart_and_oversize);
     tcase_add_test(tc, event_sequence_extremes_are_resets);
     tcase_add_test(tc, event_sequence_gap_bound);

@@ -60,7 +60,7 @@ static bool window_length(const char *s, double *secs)
     return true;
 }
 
-static int read_live_windows(const cmd_opts *o, stacktab *tab)
+static int read_live_windows(cmd_opts *o, stacktab *tab)
 {
     double len[2];
     for (int i = 0; i < 2; i++)

@@ -236,7 +236,11 @@ int cmd_heatmap(int argc, char **argv)
         cmd_opts po = o;
         po.in.on_sample = observe;
         po.in.on_sample_arg = &ctx;
+        /* a cell is how many blocks, not their time, unless --weight time */
+        if (o.pcp.weigh == PCP_WEIGH_DEFAULT)
+            o.pcp.weigh = PCP_WEIGH_EVENTS;
         rc = inout_read_pcp(&po, &o.pcp, 0, h->tab);
+        o.svg.countname = po.svg.countname;
     }
     /* the histogram's 20 ms buckets fill whole rows only when the rows are
      * 20 ms or a multiple */

@@ -48,6 +48,7 @@ typedef struct live_ctx {
     strbuf       grid_err, gaptext;
     stacktab    *ftab;
     double       ftotal;
+    const pcp_stats *st;   /* the reading's counts so far (timed records) */
 } live_ctx;
 
 static int64_t wall_us(void)
@@ -224,6 +225,9 @@ static int write_flame(FILE *out, void *arg)
         svg_options so = c->o->svg;
         so.title = title.buf;
         so.subtitle = sub.buf;
+        /* blocks weighed by their duration (offcpu): the counts are ns */
+        if (c->st && c->st->timed && !c->o->countname_given)
+            so.countname = "ns";
         ft_options fo = { .mode = FT_SINGLE, .reverse = c->o->reverse,
                           .sort_weight = c->o->sort_weight };
         flamesvg_tree_options(&so, &fo);
@@ -460,6 +464,7 @@ int cmd_live(int argc, char **argv)
 
     pcp_stats st;
     memset(&st, 0, sizeof st);
+    c.st = &st;
     strbuf err = STRBUF_INIT;
     rc = pcp_input_read(&o.pcp, &o.in, "live", NULL, &st, &err);
     if (c.tty)

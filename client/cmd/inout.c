@@ -22,7 +22,7 @@ char *inout_output_name(const cmd_opts *o, const char *kind)
 }
 
 
-int inout_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
+int inout_read_pcp(cmd_opts *o, const pcp_options *po, int col,
                  stacktab *tab)
 {
     input_options in = o->in;
@@ -41,6 +41,10 @@ int inout_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
         return rc;
     }
     sb_free(&err);
+    /* blocks weighed by their duration (offcpu): the counts are ns, as
+     * --period names a clock event's */
+    if (st.timed && !o->countname_given)
+        o->svg.countname = "ns";
     if (st.missed)
         fprintf(stderr, "staprelay %s: missed %" PRIu64 " records (the "
                 "PMDA's queue overflowed before they were fetched)\n",

@@ -22,8 +22,10 @@
 int inout_read_inputs(cmd_opts *o, char **files, int nfiles, int col,
                     stacktab *tab);
 /* Read PCP sources only, with the given options (diff builds its
- * sides from o->pcp).  Same notes and return values. */
-int inout_read_pcp(const cmd_opts *o, const pcp_options *po, int col,
+ * sides from o->pcp).  Same notes and return values.  When records
+ * weighed by their duration, the count name becomes "ns" (unless
+ * --countname). */
+int inout_read_pcp(cmd_opts *o, const pcp_options *po, int col,
                  stacktab *tab);
 
 /* Open -o (or stdout), or with --output-dir the temp file of

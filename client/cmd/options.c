@@ -23,7 +23,7 @@ enum {
     O_REVERSE, O_INVERTED, O_FLAMECHART, O_SORT, O_FORMAT, O_NOTES,
     O_NORMALIZE, O_ABSOLUTE, O_STRIP_HEX, O_NEGATE, O_ELIDED, O_FOLDED, O_LIMIT, O_BY,
     O_HELP, O_OUTPUT, O_HOST, O_ARCHIVE, O_INTERVAL, O_START, O_FINISH,
-    O_METRIC, O_BY_HOST, O_SERIES, O_PMPROXY, O_WAIT, O_RUN, O_OUTPUT_DIR, O_LABEL,
+    O_METRIC, O_BY_HOST, O_WEIGHT, O_SERIES, O_PMPROXY, O_WAIT, O_RUN, O_OUTPUT_DIR, O_LABEL,
     O_ROWS, O_ENHANCE, O_KEEP_IDLE,
     O_LIVE_DIR, O_WINDOW_MINUTES, O_FLAME_SECONDS, O_MAX_SAMPLES,
     O_HEATMAP_KIND, O_LISTEN, O_ALLOW_RUNS,
@@ -174,6 +174,8 @@ static const opt_def options[] = {
       "NAME", "the event metric (the arguments are then files)" },
     { "by-host", no_argument, 0, O_BY_HOST, OPTS_PCP,
       "", "host name as the root frame" },
+    { "weight", required_argument, 0, O_WEIGHT, OPTS_PCP,
+      "time|events", "records with a duration weigh its ns (default) or 1 each" },
     { "wait", required_argument, 0, O_WAIT, OPTS_PCP,
       "SECONDS", "live: wait up to SECONDS for the metric to appear (default 30; 0: not at all)" },
     { "series", required_argument, 0, O_SERIES, OPTS_PCP,
@@ -517,6 +519,11 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
         o->metric_opt = true;
         break;
     case O_BY_HOST: o->pcp.by_host = true; break;
+    case O_WEIGHT:
+        if (strcmp(arg, "time") != 0 && strcmp(arg, "events") != 0)
+            return cmd_opts_error(o, usage, "--weight %s: give time or events", arg);
+        o->pcp.weigh = arg[0] == 't' ? PCP_WEIGH_TIME : PCP_WEIGH_EVENTS;
+        break;
     case O_WAIT: {
         char *end;
         errno = 0;

@@ -13,6 +13,7 @@ pcp_field pcp_field_from_name(const char *name)
         { "stack", PCP_FIELD_STACK }, { "count", PCP_FIELD_COUNT },
         { "pid", PCP_FIELD_PID },     { "tid", PCP_FIELD_TID },
         { "cpu", PCP_FIELD_CPU },     { "comm", PCP_FIELD_COMM },
+        { "duration", PCP_FIELD_DURATION },
     };
     if (name == NULL)
         return PCP_FIELD_OTHER;
@@ -189,6 +190,7 @@ int pcp_decode_events(const pmValueBlock *vb, pcp_field_fn field,
         memset(&s, 0, sizeof s);
         s.when_ns = h.when_ns;
         s.weight = 1;
+        bool bad_duration = false;
         for (int i = 0; i < h.nparams; i++) {
             pmID pmid;
             int type;
@@ -221,6 +223,14 @@ int pcp_decode_events(const pmValueBlock *vb, pcp_field_fn field,
                     s.bad_weight = true;
                 }
                 break;
+            case PCP_FIELD_DURATION:
+                if (number_of(type, v, n, &d, &iv) && isfinite(d) && d >= 0) {
+                    s.duration_ns = d;
+                    s.has_duration = true;
+                } else {
+                    bad_duration = true;
+                }
+                break;
             case PCP_FIELD_PID:
                 s.has_pid = number_of(type, v, n, &d, &iv);
                 s.pid = iv;
@@ -237,10 +247,17 @@ int pcp_decode_events(const pmValueBlock *vb, pcp_field_fn field,
                 break;
             }
         }
+        if (bad_duration)
+            s.bad_weight = true;
         if (cb->sample)
             cb->sample(cb->arg, &s);
     }
     return nrec;
+}
+
+double pcp_sample_weight(const pcp_sample *s, bool by_time)
+{
+    return by_time && s->has_duration ? s->duration_ns : s->weight;
 }
 
 /* Append a folded stack without the marks of its frames the options

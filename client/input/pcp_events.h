@@ -11,8 +11,9 @@
  *
  * The event-record contract (docs/design.md, pmdastaprelay(1)): parameters
  * are metrics <base>.stack (folded, root first), optional <base>.count
- * (weight, default 1), <base>.pid, .tid, .cpu (integers), .comm
- * (string).  A parameter's role is its metric name's last component. */
+ * (weight, default 1), optional <base>.duration (the record's time in
+ * ns, offcpu's blocked time: pcp_sample_weight), <base>.pid, .tid, .cpu
+ * (integers), .comm (string).  A parameter's role is its metric name's last component. */
 #ifndef STAPRELAY_PCP_EVENTS_H
 #define STAPRELAY_PCP_EVENTS_H
 
@@ -31,6 +32,7 @@ typedef enum {
     PCP_FIELD_TID,
     PCP_FIELD_CPU,
     PCP_FIELD_COMM,
+    PCP_FIELD_DURATION,
 } pcp_field;
 
 /* Role of a parameter metric from its name ("a.b.stack" -> STACK). */
@@ -43,12 +45,20 @@ typedef struct pcp_sample {
     const char *stack;        /* NULL when the record has no stack */
     size_t      stack_len;
     double      weight;       /* count parameter, else 1 */
-    bool        bad_weight;   /* count present but not a number > 0 */
+    bool        bad_weight;   /* count present but not a number > 0, or
+                               * duration present but not a number >= 0 */
+    double      duration_ns;  /* duration parameter (ns), when has_duration */
+    bool        has_duration;
     const char *comm;         /* NULL if absent */
     size_t      comm_len;
     int64_t     pid, tid, cpu;
     bool        has_pid, has_tid, has_cpu;
 } pcp_sample;
+
+/* What a sample weighs: its duration in ns when it has one and by_time
+ * (the default of every view: off-CPU graphs show time, a 20 ms block
+ * weighs a quarter of an 80 ms one), else its count (samples, blocks). */
+double pcp_sample_weight(const pcp_sample *s, bool by_time);
 
 /* Maps a parameter PMID to its role (callers cache pmNameID()). */
 typedef pcp_field (*pcp_field_fn)(void *arg, pmID pmid);

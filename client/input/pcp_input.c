@@ -42,6 +42,7 @@ typedef struct source {
     pmID         end_pmid[PCP_MAX_METRICS];   /* .subsecond_end */
     int          ctype[PCP_MAX_METRICS];      /* PM_TYPE_U64, _U32 ... */
     pmInDom      cindom[PCP_MAX_METRICS];
+    bool         ctimed;               /* a stacks counter counting ns */
     strmap      *inst_names;       /* "INDOM/INST" -> index in names_seen */
     char       **names_seen;
     size_t       nnames_seen;
@@ -270,13 +271,18 @@ static void on_counted(void *arg, const char *folded, size_t len,
     stack_context ctx = { .pid = -1, .tid = -1,
                           .host = s->host[0] ? s->host : NULL,
                           .time_ns = when_ns, .samples = weight };
+    if (s->ctimed) {     /* the blocks' time, as their records weigh */
+        ctx.weight_type = "wall";
+        ctx.weight_unit = "nanoseconds";
+        ctx.samples = -1;
+    }
     deliver(rd, weight, s->col, when_ns, &ctx);
 }
 
 /* A counter of pmdastaprelay's (pcp_counters.h): an integer counter
  * with an instance domain. */
 static int lookup_counter(const char *name, pmID *pmid, int *type,
-                          pmInDom *indom)
+                          pmInDom *indom, bool *timed)
 {
     pmID id;
     pmDesc d;
@@ -290,6 +296,9 @@ static int lookup_counter(const char *name, pmID *pmid, int *type,
     *pmid = id;
     *type = d.type;
     *indom = d.indom;
+    /* a stream with a duration: its stacks counter counts nanoseconds */
+    *timed = d.units.dimTime == 1 && d.units.scaleTime == PM_TIME_NSEC
+             && d.units.dimSpace == 0 && d.units.dimCount == 0;
     return 0;
 }
 
@@ -311,7 +320,15 @@ static int resolve_counter(reader *rd, source *s, int m, const char *name,
     pmID id, end = PM_ID_NULL;
     int type;
     pmInDom indom;
-    int sts = lookup_counter(cname, &id, &type, &indom);
+    bool timed = false;
+    int sts = lookup_counter(cname, &id, &type, &indom, &timed);
+    if (sts == 0 && timed && rd->po->weigh == PCP_WEIGH_EVENTS) {
+        size_t base = strlen(name) - (ends_with(name, ".stacks") ? 7 : 0);
+        sb_printf(err, "%s: %s counts the blocks' time (ns), not how many: "
+                  "--weight events needs the event records (log %.*s.records)",
+                  s->spec, cname, (int)base, name);
+        return 1;
+    }
     if (sts == 0 && kind == PCP_COUNTER_SUBSECOND) {
         const char *en = ename;
         snprintf(ename, sizeof ename, "%s_end", cname);
@@ -346,6 +363,10 @@ static int resolve_counter(reader *rd, source *s, int m, const char *name,
     s->end_pmid[m] = end;
     s->ctype[m] = type;
     s->cindom[m] = indom;
+    if (timed) {
+        s->ctimed = true;
+        rd->st->timed++;
+    }
     s->counter[m] = pcp_counter_new(kind, type == PM_TYPE_U32 || type == PM_TYPE_32,
                                     INT64_MIN, INT64_MAX, on_counted, rd);
     return 0;
@@ -452,6 +473,14 @@ static pcp_field field_role(void *arg, pmID pmid)
     if (pmNameID(pmid, &name) >= 0)
         role = pcp_field_from_name(name);
     free(name);
+    /* a duration is a time in ns (or without units), as the PMDA's
+     * stacks counter takes it; in other units it is just a field */
+    pmDesc d;
+    if (role == PCP_FIELD_DURATION && pmLookupDesc(pmid, &d) >= 0
+        && !(d.units.dimSpace == 0 && d.units.dimCount == 0
+             && (d.units.dimTime == 0
+                 || (d.units.dimTime == 1 && d.units.scaleTime == PM_TIME_NSEC))))
+        role = PCP_FIELD_OTHER;
     if (s->nfields == s->capfields) {
         size_t cap = s->capfields ? s->capfields * 2 : 16;
         s->fields = xrealloc(s->fields, cap * sizeof *s->fields);
@@ -496,9 +525,17 @@ static void on_sample(void *arg, const pcp_sample *smp)
         .time_ns = smp->when_ns,
         .samples = smp->weight,      /* a record's count is samples */
     };
-    if (!deliver(rd, smp->weight, s->col, smp->when_ns, &ctx))
+    /* a block weighs its time unless --weight events (heatmap's default) */
+    bool timed = smp->has_duration && rd->po->weigh != PCP_WEIGH_EVENTS;
+    if (timed) {
+        ctx.weight_type = "wall";
+        ctx.weight_unit = "nanoseconds";
+    }
+    double weight = pcp_sample_weight(smp, timed);
+    if (!deliver(rd, weight, s->col, smp->when_ns, &ctx))
         return;
     rd->st->stacks++;
+    rd->st->timed += timed;
     rd->weight += smp->weight;
 }
 

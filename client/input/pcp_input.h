@@ -74,6 +74,12 @@
  * PCP in its collector and its handler threads).  Needs <pcp/pmapi.h>. */
 #define PCP_ERR_STR(e) pmErrStr_r((e), (char[PM_MAXERRMSGLEN]){ 0 }, PM_MAXERRMSGLEN)
 
+/* What a record with a duration weighs (--weight): its time in ns (the
+ * default, PCP_WEIGH_DEFAULT, but heatmap's, which counts blocks), or
+ * the events (its count, 1 by default).  Records without a duration
+ * weigh their count either way. */
+typedef enum { PCP_WEIGH_DEFAULT = 0, PCP_WEIGH_TIME, PCP_WEIGH_EVENTS } pcp_weigh;
+
 typedef struct pcp_options {
     const char *hosts[PCP_MAX_SOURCES];
     int         nhosts;
@@ -85,6 +91,7 @@ typedef struct pcp_options {
     const char *start;      /* -S (archives only) */
     const char *finish;     /* -T */
     bool        by_host;    /* --by-host: host name as the root frame */
+    pcp_weigh   weigh;      /* --weight time|events */
     double      wait_s;     /* --wait: live, how long a metric that is not
                              * there yet is waited for */
     bool        wait_set;   /* false: PCP_WAIT_DEFAULT */
@@ -131,6 +138,7 @@ typedef struct pcp_stats {
     uint64_t no_end;     /* .subsecond samples without .subsecond_end */
     uint64_t records;    /* event records seen (MISSED ones excluded) */
     uint64_t stacks;     /* samples delivered to the stack table */
+    uint64_t timed;      /* of those, weighed by their duration (ns) */
     uint64_t missed;     /* records the PMDA reported lost */
     uint64_t ignored;    /* records without a (usable) stack or count */
     uint64_t outside;    /* records outside the -S/-T or run window */
