@@ -10,7 +10,6 @@
 #include "client/render/callgraph_dot.h"
 #include "client/stack/callgraph.h"
 
-#define DOT_TIMEOUT_S 120
 
 static const char graph_usage[] =
     "staprelay graph [input options] [--sample-index I] [--nodecount N] "
@@ -35,12 +34,8 @@ int cmd_graph(int argc, char **argv)
     rc = inout_read_drawn(&o, tab, &col);
     if (rc == 0) {
         cg_options co = { o.nodefraction, o.edgefraction, o.nodecount };
-        callgraph *g = callgraph_build(tab, col, &co);
-        strbuf dot = STRBUF_INIT, type = STRBUF_INIT;
-        sb_printf(&type, "Type: %s", o.svg.countname);
-        const char *legend[] = { "staprelay graph", type.buf };
-        callgraph_dot(&dot, g, "staprelay", legend, 2);
-        callgraph_free(g);
+        strbuf dot = STRBUF_INIT;
+        callgraph_dot_of(&dot, tab, col, &co, o.svg.countname);
         FILE *out = inout_open_output(&o, NULL);
         if (out == NULL) {
             rc = 1;
@@ -49,7 +44,7 @@ int cmd_graph(int argc, char **argv)
             rc = inout_close_output(&o, out);
         } else {
             strbuf err = STRBUF_INIT;
-            if (callgraph_svg(&dot, out, DOT_TIMEOUT_S, &err) < 0) {
+            if (callgraph_svg(&dot, out, CALLGRAPH_DOT_TIMEOUT_S, &err) < 0) {
                 fprintf(stderr, "staprelay graph: %s\n", err.buf);
                 inout_discard_output(&o, out);
                 rc = 1;
@@ -59,7 +54,6 @@ int cmd_graph(int argc, char **argv)
             sb_free(&err);
         }
         sb_free(&dot);
-        sb_free(&type);
     }
     stacktab_free(tab);
     return rc;

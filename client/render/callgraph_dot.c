@@ -346,3 +346,15 @@ int callgraph_svg(const strbuf *dot, FILE *out, int timeout_s, strbuf *err)
     }
     return 0;
 }
+
+void callgraph_dot_of(strbuf *out, const stacktab *tab, int col,
+                      const cg_options *co, const char *countname)
+{
+    callgraph *g = callgraph_build(tab, col, co);
+    strbuf type = STRBUF_INIT;
+    sb_printf(&type, "Type: %s", countname);
+    const char *legend[] = { "staprelay graph", type.buf };
+    callgraph_dot(out, g, "staprelay", legend, 2);
+    callgraph_free(g);
+    sb_free(&type);
+}

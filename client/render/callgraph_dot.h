@@ -10,12 +10,21 @@
 
 #include <stdio.h>
 #include "client/stack/callgraph.h"
+#include "client/stack/stacktab.h"
 #include "common/strbuf.h"
 
 /* The DOT text; legend lines (e.g. "Type: cpu") come first in the
  * legend box.  Names are made valid UTF-8 (bad bytes as \xNN). */
 void callgraph_dot(strbuf *out, const callgraph *g, const char *title,
                    const char *const *legend, size_t nlegend);
+
+/* `staprelay graph`'s DOT of column col of tab: pprof's cut-offs co,
+ * the title "staprelay" and the legend "staprelay graph", "Type:
+ * COUNTNAME" (the command and web's /api/graph.* share it). */
+void callgraph_dot_of(strbuf *out, const stacktab *tab, int col,
+                      const cg_options *co, const char *countname);
+
+#define CALLGRAPH_DOT_TIMEOUT_S 120   /* s: dot is killed after */
 
 /* Run Graphviz (`dot -Tsvg`, found on PATH, no shell) on the DOT text
  * with its output going to out; killed after timeout_s seconds.

@@ -1,10 +1,12 @@
 /* api_profile: staprelay web's profile endpoints (see api_profile.h). */
 #include "client/web/api_profile.h"
 
+
 #include <ctype.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,6 +14,7 @@
 #include "client/input/input.h"
 #include "client/input/pcp_events.h"
 #include "client/input/pcp_input.h"
+#include "client/render/callgraph_dot.h"
 #include "client/render/annotate_out.h"
 #include "client/render/flamesvg.h"
 #include "client/render/folded_out.h"
@@ -724,6 +727,90 @@ void api_top(void *arg, const web_request *rq, web_reply *rp)
     web_sel_free(&sel);
 }
 
+/* ---- /api/graph.dot, /api/graph.svg ------------------------------------------ */
+/* `staprelay graph` of the selection: its DOT text, or the SVG Graphviz
+ * draws of it (dot on PATH; 502 with the reason when it is missing or
+ * fails).  pprof's cut-offs are the command's defaults, or
+ * nodecount=N&nodefraction=F&edgefraction=F. */
+static bool cutoffs(const web_request *rq, cg_options *co, web_reply *rp)
+{
+    static const char *const names[] = { "nodefraction", "edgefraction" };
+    double *vals[] = { &co->nodefraction, &co->edgefraction };
+    for (int i = 0; i < 2; i++) {
+        const char *v = web_param_get(rq, names[i]);
+        if (v == NULL)
+            continue;
+        char *e;
+        double d = strtod(v, &e);
+        if (*v == '\0' || *e || !(d >= 0 && d <= 1)) {
+            web_reply_error(rp, 400, "bad %s: '%s' (0 to 1)", names[i], v);
+            return false;
+        }
+        *vals[i] = d;
+    }
+    const char *n = web_param_get(rq, "nodecount");
+    if (n != NULL) {
+        char *e;
+        long v = strtol(n, &e, 10);
+        if (*n == '\0' || *e || v < 0 || v > 1000000) {
+            web_reply_error(rp, 400, "bad nodecount: '%s' (0 to 1000000)", n);
+            return false;
+        }
+        co->nodecount = v;
+    }
+    return true;
+}
+
+static void graph_reply(web_profile *p, const web_request *rq, web_reply *rp,
+                        bool svg)
+{
+    cg_options co = CG_DEFAULT_OPTIONS;    /* the command's defaults: pprof's */
+    web_sel sel;
+    if (!cutoffs(rq, &co, rp) || !web_sel_parse(p, rq, "start", "end", &sel, rp))
+        return;
+    stacktab *tab = select_into(p, &sel, NULL, NULL, NULL, NULL);
+    strbuf dot = STRBUF_INIT;
+    callgraph_dot_of(&dot, tab, 0, &co, p->o->svg.countname);
+    if (!svg) {
+        rp->content_type = "text/vnd.graphviz";
+        sb_add(&rp->body, dot.buf, dot.len);
+    } else {
+        /* dot writes to a file descriptor: an unlinked temporary file,
+         * read back whole (a memory stream has none) */
+        FILE *out = tmpfile();
+        strbuf err = STRBUF_INIT;
+        if (out == NULL) {
+            web_reply_error(rp, 500, "no temporary file for the call graph: %s",
+                            strerror(errno));
+        } else if (callgraph_svg(&dot, out, CALLGRAPH_DOT_TIMEOUT_S, &err) < 0) {
+            web_reply_error(rp, 502, "the call graph needs Graphviz: %s", err.buf);
+        } else {
+            char buf[65536];
+            size_t n;
+            rewind(out);
+            while ((n = fread(buf, 1, sizeof buf, out)) > 0)
+                sb_add(&rp->body, buf, n);
+            rp->content_type = "image/svg+xml";
+        }
+        if (out)
+            fclose(out);
+        sb_free(&err);
+    }
+    sb_free(&dot);
+    stacktab_free(tab);
+    web_sel_free(&sel);
+}
+
+void api_graph_dot(void *arg, const web_request *rq, web_reply *rp)
+{
+    graph_reply(arg, rq, rp, false);
+}
+
+void api_graph_svg(void *arg, const web_request *rq, web_reply *rp)
+{
+    graph_reply(arg, rq, rp, true);
+}
+
 /* ---- /api/annotate ---------------------------------------------------------------- */
 /* The store keeps folded stacks, not the frames as read (module and
  * address): annotate's input is re-read from the files given to web,
@@ -878,4 +965,6 @@ void api_profile_routes(httpd *h, web_profile *p)
     httpd_route(h, "/api/pprof", false, api_pprof, p);
     httpd_route(h, "/api/speedscope", false, api_speedscope, p);
     httpd_route(h, "/api/top", false, api_top, p);
+    httpd_route(h, "/api/graph.dot", false, api_graph_dot, p);
+    httpd_route(h, "/api/graph.svg", false, api_graph_svg, p);
 }

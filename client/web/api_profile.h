@@ -75,6 +75,9 @@ void api_diff_svg(void *arg, const web_request *rq, web_reply *rp);
 void api_pprof(void *arg, const web_request *rq, web_reply *rp);
 void api_speedscope(void *arg, const web_request *rq, web_reply *rp);
 void api_top(void *arg, const web_request *rq, web_reply *rp);
+/* `staprelay graph --format dot` / its SVG (Graphviz) of the selection. */
+void api_graph_dot(void *arg, const web_request *rq, web_reply *rp);
+void api_graph_svg(void *arg, const web_request *rq, web_reply *rp);
 /* /api/annotate?function=REGEX&SEL: `staprelay annotate REGEX FILE...`
  * of the files given to web (re-read: the store keeps no addresses),
  * the selection's window and filters applied to each sample */

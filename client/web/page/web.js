@@ -876,6 +876,11 @@ function renderGraph(head, body, what, f) {
 			'</td><td>' + pct(r.v, f.total) + '</td><td>' + fmtn(self.get(r.to) || 0) + '</td></tr>');
 	});
 	h.push('</tbody></table>');
+	// pprof's drawing of it, `staprelay graph` (Graphviz on the server),
+	// above the table; the DOT text is a download
+	var q = selQuery(viewWindow());
+	h.unshift('<p><a href="/api/graph.dot?' + esc(q) + '" download="graph.dot">DOT</a> (staprelay graph)</p>' +
+		'<object class="callgraph" type="image/svg+xml" data="/api/graph.svg?' + esc(q) + '"></object>');
 	body.innerHTML = h.join('');
 	body.querySelectorAll('td.name').forEach(function (td) { td.onclick = function () { st.fn = td.dataset.fn; st.view = 'sandwich'; writeUrl(); render(); }; });
 	api.view = { view: 'graph', total: f.total, edges: rows.length };
