@@ -26,7 +26,9 @@ Without FILE arguments it finds, below the repository root:
   starts with { or [.  Each is checked against the schema named by a
   `<!-- schema: NAME[#/pointer] -->` line just before it, or else the one
   its keys identify (see guess_schema); an example no schema claims fails,
-  so an example cannot drift from the formats unnoticed.
+  so an example cannot drift from the formats unnoticed.  Answers of
+  `staprelay web`'s API (docs/web.md) are no such format: their blocks
+  are fenced ```js and not checked here (qa 700-730 check the answers).
 
 A few rules that JSON Schema cannot state are checked here too, mirroring
 relay/: documents are parsed as jansson parses them (integers must fit in
