@@ -537,6 +537,23 @@ static bool svg_params(const web_profile *p, const web_request *rq,
     return true;
 }
 
+/* The flame graph (mode FT_SINGLE) or differential (FT_DIFF) of tab as
+ * the commands draw it, as an SVG download named filename. */
+static void reply_flame(const web_profile *p, web_reply *rp, const stacktab *tab,
+                        svg_options *svg, ft_mode mode, bool reverse,
+                        const char *filename)
+{
+    ft_options fo = { .mode = mode, .reverse = reverse,
+                      .sort_weight = p->o->sort_weight };
+    flamesvg_tree_options(svg, &fo);
+    flametree *t = flametree_build(tab, &fo);
+    svg_job j = { t, svg };
+    rp->content_type = "image/svg+xml";
+    rp->filename = filename;
+    reply_write(rp, write_svg, &j);
+    flametree_free(t);
+}
+
 void api_flame_svg(void *arg, const web_request *rq, web_reply *rp)
 {
     web_profile *p = arg;
@@ -547,15 +564,7 @@ void api_flame_svg(void *arg, const web_request *rq, web_reply *rp)
         || !web_sel_parse(p, rq, "start", "end", &sel, rp))
         return;
     stacktab *tab = select_into(p, &sel, NULL, NULL, NULL, NULL);
-    ft_options fo = { .mode = FT_SINGLE, .reverse = reverse,
-                      .sort_weight = p->o->sort_weight };
-    flamesvg_tree_options(&svg, &fo);
-    flametree *t = flametree_build(tab, &fo);
-    svg_job j = { t, &svg };
-    rp->content_type = "image/svg+xml";
-    rp->filename = "flame.svg";
-    reply_write(rp, write_svg, &j);
-    flametree_free(t);
+    reply_flame(p, rp, tab, &svg, FT_SINGLE, reverse, "flame.svg");
     stacktab_free(tab);
     web_sel_free(&sel);
 }
@@ -602,15 +611,7 @@ void api_diff_svg(void *arg, const web_request *rq, web_reply *rp)
         svg.subtitle = note;
         if (svg.title == NULL)
             svg.title = "Differential Flame Graph";
-        ft_options fo = { .mode = FT_DIFF, .reverse = reverse,
-                          .sort_weight = p->o->sort_weight };
-        flamesvg_tree_options(&svg, &fo);
-        flametree *t = flametree_build(tab, &fo);
-        svg_job j = { t, &svg };
-        rp->content_type = "image/svg+xml";
-        rp->filename = "diff.svg";
-        reply_write(rp, write_svg, &j);
-        flametree_free(t);
+        reply_flame(p, rp, tab, &svg, FT_DIFF, reverse, "diff.svg");
     }
     stacktab_free(tab);
     web_sel_free(&after);
