@@ -240,9 +240,13 @@ FUZZ_TARGETS := $(patsubst fuzz/%.c,%,$(wildcard fuzz/fuzz_*.c))
 FUZZ_FLAGS    = -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined \
                 $(shell pkg-config --cflags jansson 2>/dev/null)
 
+# the client's stack table and sink (with its filters), which every
+# client-side target links
+FUZZ_STACK_SRCS = client/stack/stacksink.c client/stack/stackfilter.c client/stack/stacktab.c
+
 # the client's file parsers, for fuzz_stack_files
 FUZZ_CLIENT_SRCS = client/input/collapse_perf.c client/input/collapse_stap.c client/input/folded.c \
-                   client/stack/stacksink.c client/stack/stacktab.c $(COMMON_SRCS)
+                   $(FUZZ_STACK_SRCS) $(COMMON_SRCS)
 
 build/fuzz/fuzz_stack_files: fuzz/fuzz_stack_files.c $(FUZZ_CLIENT_SRCS)
 	@mkdir -p $(dir $@)
@@ -251,8 +255,7 @@ build/fuzz/fuzz_stack_files: fuzz/fuzz_stack_files.c $(FUZZ_CLIENT_SRCS)
 # pprof import and export, for fuzz_pprof
 FUZZ_PPROF_SRCS = client/input/pprof_read.c client/render/pprof_write.c \
                   client/input/dwarf_lines.c \
-                  client/pprof/pprof_codec.c $(PPROF_PB_C) client/stack/stacksink.c \
-                  client/stack/stacktab.c $(COMMON_SRCS)
+                  client/pprof/pprof_codec.c $(PPROF_PB_C) $(FUZZ_STACK_SRCS) $(COMMON_SRCS)
 
 build/fuzz/fuzz_pprof: fuzz/fuzz_pprof.c $(FUZZ_PPROF_SRCS)
 	@mkdir -p $(dir $@)
