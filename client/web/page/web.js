@@ -83,7 +83,6 @@ function clock(us, ms) {
 	return ms ? t + '.' + pad(Math.floor(us / 1000) % 1000, 3) : t;
 }
 function nsUs(ns) { return Math.floor(Number(ns) / 1000); }
-function fmtn(v) { return String(Math.round(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
 function pct(v, t) { return t > 0 ? (100 * v / t).toFixed(2) + '%' : '-'; }
 
 // ---- heat map grid (client/stack/heatmap.c's arithmetic) --------------------
@@ -566,34 +565,7 @@ function diffColor(d, maxd) {
 	if (d < 0) { var k2 = Math.floor(210 * (maxd + d) / maxd); return 'rgb(' + k2 + ',' + k2 + ',255)'; }
 	return 'rgb(255,255,255)';
 }
-function esc(t) { return String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'); }
-function numText(v) { return String(Math.round(v * 1e6) / 1e6); }
-// flamegraph.pl's flow(): the folded lines sorted as Perl sorts them,
-// each frame merged with the line before only (heatmap_html.js's rule)
-function flow(lines, diff) {
-	lines = lines.slice().sort(function (a, b) { return a.key < b.key ? -1 : a.key > b.key ? 1 : 0; });
-	var root = { n: 'all', x: 0, end: 0, dep: 0, d: 0 }, nodes = [root], path = [root], time = 0;
-	function close(k) { while (path.length > k) { var nd = path.pop(); nd.end = time; } }
-	for (var i = 0; i < lines.length; i++) {
-		var fr = lines[i].s.split(';');
-		while (fr.length && fr[fr.length - 1] === '') fr.pop();
-		var k = 1;
-		while (k < path.length && k - 1 < fr.length && path[k].n === fr[k - 1]) k++;
-		close(k);
-		var opened = false;
-		for (var j = k - 1; j < fr.length; j++) {
-			var nd = { n: fr[j], x: time, end: 0, dep: j + 1, d: 0 };
-			nodes.push(nd);
-			path.push(nd);
-			opened = true;
-		}
-		if (diff && opened) path[path.length - 1].d += lines[i].d;
-		time += lines[i].v;
-	}
-	close(1);
-	root.end = time;
-	return nodes;
-}
+// esc, fmtn, numText and flow (the layout) are flow.js's, loaded first.
 // draw frames into an SVG string.  o: {inverted, diff, maxd, zoom: node
 // spec "x,dep", search RegExp, rootName}
 function flameSvg(nodes, o) {
