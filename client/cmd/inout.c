@@ -41,10 +41,7 @@ int inout_read_pcp(cmd_opts *o, const pcp_options *po, int col,
         return rc;
     }
     sb_free(&err);
-    /* blocks weighed by their duration (offcpu): the counts are ns, as
-     * --period names a clock event's */
-    if (st.timed && !o->countname_given)
-        o->svg.countname = "ns";
+    o->svg.countname = inout_count_name(o, st.timed > 0);
     if (st.missed)
         fprintf(stderr, "staprelay %s: missed %" PRIu64 " records (the "
                 "PMDA's queue overflowed before they were fetched)\n",
@@ -338,4 +335,11 @@ int inout_read_drawn(cmd_opts *o, stacktab *tab, int *col)
     int rc = inout_read_inputs(o, o->files, o->nfiles, 0, tab);
     *col = rc == 0 ? inout_drawn_column(o, tab) : 0;
     return rc == 0 && *col < 0 ? 2 : rc;
+}
+
+const char *inout_count_name(const cmd_opts *o, bool timed)
+{
+    /* blocks weighed by their duration (offcpu): the counts are ns, as
+     * --period names a clock event's */
+    return timed && !o->countname_given ? "ns" : o->svg.countname;
 }

@@ -142,6 +142,9 @@ function cellColor(v) {
 var LEFT = 58, RIGHT = 70, CH = 4, CHART_H = 64, AXIS_H = 30;
 var ax = { t0: 0, n: 1, cw: 4 };      // first second, seconds shown, px per second
 function live() { return !!(info && info.live); }
+// what the counts are: "samples", or "ns" for blocks weighed by time
+// (the server's count name: /api/info's count)
+function unit() { return (info && info.count) || 'samples'; }
 function winMinutes() { return Math.max(1, +(st.win || (info && info.window_minutes) || 10)); }
 function newestSec() {
 	var l = info && info.last_ns ? Math.floor(nsUs(info.last_ns) / US) : null;
@@ -592,7 +595,7 @@ function flameSvg(nodes, o) {
 		var y = o.inverted ? 4 + f.dep * FH : H - 4 - (f.dep + 1) * FH;
 		var name = f.dep === 0 ? (o.rootName || 'all') : f.n;
 		var shown = name.replace(/_\[[kwij]\]$/, '');
-		var title = shown + ' (' + fmtn(w) + ' samples, ' + (f.dep === 0 ? '100%' : (100 * w / total).toFixed(2) + '%');
+		var title = shown + ' (' + fmtn(w) + ' ' + unit() + ', ' + (f.dep === 0 ? '100%' : (100 * w / total).toFixed(2) + '%');
 		if (o.diff && f.dep > 0) title += '; ' + (f.d > 0 ? '+' : '') + (100 * f.d / total).toFixed(2) + '%';
 		title += ')';
 		var fill = o.diff ? (f.dep === 0 ? 'rgb(255,255,255)' : diffColor(f.d, o.maxd)) : hotColor(f.dep === 0 ? (o.rootName || '') : f.n);
@@ -677,7 +680,7 @@ function render() {
 	}
 	if (st.view === 'flame') {
 		var r = flameSvg(flameNodes(f), { inverted: st.icicle === '1', zoom: st.zoom, search: searchRe() });
-		head.textContent = 'Flame graph of ' + what + ': ' + fmtn(f.total) + ' samples, ' + f.lines.length + ' stacks' + (st.zoom ? ' (zoomed: click the root to reset)' : '');
+		head.textContent = 'Flame graph of ' + what + ': ' + fmtn(f.total) + ' ' + unit() + ', ' + f.lines.length + ' stacks' + (st.zoom ? ' (zoomed: click the root to reset)' : '');
 		body.innerHTML = r.svg;
 		hookFrames(body);
 		showMatched(r);
@@ -707,8 +710,8 @@ function renderDiff(head, body, what) {
 	});
 	var nodes = flow(lines, true);
 	var r = flameSvg(nodes, { inverted: st.icicle === '1', diff: true, maxd: maxd, zoom: st.zoom, search: searchRe() });
-	head.textContent = 'Diff: ' + what + ', ' + fmtn(b.total) + ' samples, against ' + clock(textUs(cur.bw.start), true) + ' to ' + clock(textUs(cur.bw.end), true) +
-		', ' + fmtn(a.total) + ' samples (' + (abs ? 'absolute counts' : a.total !== b.total ? 'normalised: the baseline scaled to this total' : 'equal totals, not scaled') +
+	head.textContent = 'Diff: ' + what + ', ' + fmtn(b.total) + ' ' + unit() + ', against ' + clock(textUs(cur.bw.start), true) + ' to ' + clock(textUs(cur.bw.end), true) +
+		', ' + fmtn(a.total) + ' ' + unit() + ' (' + (abs ? 'absolute counts' : a.total !== b.total ? 'normalised: the baseline scaled to this total' : 'equal totals, not scaled') +
 		'; red: more than the baseline, blue: less)';
 	body.innerHTML = r.svg;
 	hookFrames(body);
@@ -733,7 +736,7 @@ function renderTop(head, body, what, f) {
 		if (key === 'name') return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 		return b[key] - a[key] || (a.name < b.name ? -1 : 1);
 	});
-	head.textContent = 'Top of ' + what + ': ' + rows.length + ' functions, ' + fmtn(f.total) + ' samples (click a column to sort, a name for its sandwich)';
+	head.textContent = 'Top of ' + what + ': ' + rows.length + ' functions, ' + fmtn(f.total) + ' ' + unit() + ' (click a column to sort, a name for its sandwich)';
 	var h = ['<table class="top"><thead><tr>'];
 	[['name', 'function'], ['self', 'self'], ['selfp', 'self %'], ['total', 'total'], ['totalp', 'total %']].forEach(function (c) {
 		var k = c[0] === 'selfp' ? 'self' : c[0] === 'totalp' ? 'total' : c[0];
@@ -770,7 +773,7 @@ function renderSandwich(head, body, f) {
 		st.fn = rows.length ? rows[0].name : '';
 	}
 	var sw = sandwich(f, st.fn);
-	head.textContent = 'Sandwich of ' + st.fn + ': ' + fmtn(sw.total) + ' samples (' + pct(sw.total, f.total) + ' of ' + fmtn(f.total) + '): callers above, callees below';
+	head.textContent = 'Sandwich of ' + st.fn + ': ' + fmtn(sw.total) + ' ' + unit() + ' (' + pct(sw.total, f.total) + ' of ' + fmtn(f.total) + '): callers above, callees below';
 	function nodesOf(lines) {
 		var acc = new Map();
 		lines.forEach(function (l) { acc.set(l.s, (acc.get(l.s) || 0) + l.v); });
