@@ -263,8 +263,9 @@ int cmd_diff(int argc, char **argv)
         return 2;
     }
     if (!pcp && (o.nfiles != 2 || o.nstarts > 1 || o.nfinishes > 1)) {
-        fprintf(stderr, "staprelay diff: need two inputs, BEFORE and AFTER\n"
-                "usage: %s\n", diff_usage);
+        fprintf(stderr, "staprelay diff: need two inputs, BEFORE and AFTER%s"
+                "\nusage: %s\n", table ? " (--format table: two or more)"
+                : "", diff_usage);
         return 2;
     }
     int nsrc = o.pcp.nhosts + o.pcp.narchives + o.nseries;

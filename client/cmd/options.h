@@ -55,7 +55,8 @@ typedef struct cmd_opts {
     input_options in;
     svg_options   svg;
     bool          countname_given;
-    char          period_unit[64];  /* --period: what the counts are */
+    char          period_unit[64];  /* --period, pprof input: what the
+                                     * counts are */
     const char   *output;      /* -o; NULL = stdout */
     const char   *format;      /* --format */
     bool          sample_times; /* --sample-times (--format pprof) */
