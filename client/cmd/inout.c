@@ -93,11 +93,22 @@ int inout_read_pcp(cmd_opts *o, const pcp_options *po, int col,
 
 /* What a pprof profile gave: the sample type read (pprof's choice or
  * --sample-index), and the samples left out. */
-static void inout_pprof_notes(const cmd_opts *o, const char *name,
+static void inout_pprof_notes(cmd_opts *o, const char *name,
                               const input_stats *st)
 {
     fprintf(stderr, "staprelay %s: %s: pprof profile, values of %s\n",
             o->command, name, st->event[0] ? st->event : "no sample type");
+    /* "alloc_space (bytes)": the counts are bytes (a heap profile's
+     * table and graphs say so), unless --countname did; "count" stays
+     * "samples" */
+    const char *open = strrchr(st->event, '(');
+    size_t len = open ? strcspn(open + 1, ")") : 0;
+    if (open && len > 0 && len < sizeof o->period_unit && !o->countname_given
+        && strncmp(open + 1, "count", len) != 0) {
+        snprintf(o->period_unit, sizeof o->period_unit, "%.*s", (int)len,
+                 open + 1);
+        o->svg.countname = o->period_unit;
+    }
     if (st->ignored)
         fprintf(stderr, "staprelay %s: %s: ignored %" PRIu64 " samples "
                 "(negative values, no locations, or stacks over 1 MiB)\n",

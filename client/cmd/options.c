@@ -157,6 +157,12 @@ static const opt_def options[] = {
       "", "write two-column folded text instead of an SVG" },
     { "limit", required_argument, 'n', O_LIMIT, OPTS_TOP,
       "N", "rows (default 20; 0: all)" },
+    /* diff's --format table: top's --limit and --by, without -n (diff's
+     * -n is --normalize) */
+    { "limit", required_argument, 0, O_LIMIT, OPTS_DIFF,
+      "N", "--format table: rows (default 20; 0: all)" },
+    { "by", required_argument, 0, O_BY, OPTS_DIFF,
+      "self|total", "--format table: shares of self or total weight" },
     { "by", required_argument, 0, O_BY, OPTS_TOP,
       "self|total", "rank by self or total weight" },
     /* -h is pmcd's host, as in every PCP tool; help is --help */
@@ -499,17 +505,17 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
         break;
     case O_INTERVAL: o->pcp.interval = arg; break;
     case O_START:
-        if (o->nstarts == (two ? 2 : 1))
-            return cmd_opts_error(o, usage, "%s: %s", two
-                                  ? "-S given more than twice"
-                                  : "-S given twice", arg);
+        if (o->nstarts == (two ? CMD_MAX_PROFILES : 1))
+            return two ? cmd_opts_error(o, usage, "-S given more than %d "
+                                        "times: %s", CMD_MAX_PROFILES, arg)
+                       : cmd_opts_error(o, usage, "-S given twice: %s", arg);
         o->starts[o->nstarts++] = arg;
         break;
     case O_FINISH:
-        if (o->nfinishes == (two ? 2 : 1))
-            return cmd_opts_error(o, usage, "%s: %s", two
-                                  ? "-T given more than twice"
-                                  : "-T given twice", arg);
+        if (o->nfinishes == (two ? CMD_MAX_PROFILES : 1))
+            return two ? cmd_opts_error(o, usage, "-T given more than %d "
+                                        "times: %s", CMD_MAX_PROFILES, arg)
+                       : cmd_opts_error(o, usage, "-T given twice: %s", arg);
         o->finishes[o->nfinishes++] = arg;
         break;
     case O_METRIC:
