@@ -130,6 +130,8 @@ void pcp_metric_candidates(const char *name, strbuf *first, strbuf *second)
     sb_printf(second, "%s.records", name);
 }
 
+/* ---- the -S/-T window (archives; staprelay web's selections) --------- */
+
 static void ns_tv(int64_t ns, struct timeval *tv)
 {
     int64_t sec = ns / 1000000000, rem = ns % 1000000000;
@@ -166,6 +168,8 @@ int pcp_window_parse(const char *start, const char *finish, int64_t first_ns,
     *hi_ns = finish ? reader_tv_ns(&re) : INT64_MAX;
     return 0;
 }
+
+/* ---- reading --------------------------------------------------------- */
 
 /* Counter figures, summed over the sources. */
 static void counter_stats(const source *srcs, int n, pcp_stats *st)

@@ -7,9 +7,11 @@
  *
  * Ownership: pcp_input_read() owns the reader (its sink and stack
  * buffer) and the array of sources; a source owns its context, metric
- * names, counters and caches (pcp_source_close frees them).  Nothing
- * here is file-scope state: two reads (staprelay web's threads) share
- * nothing but libpcp. */
+ * names, counters and caches (pcp_source_close frees them).  The PCP
+ * reader keeps no file-scope state: two reads at once (staprelay web's
+ * threads) share only what is the process's -- libpcp, the stop count
+ * (stopsig.h) and PMCD_RECONNECT_TIMEOUT in the environment
+ * (pcp_live_reconnect_schedule). */
 #ifndef STAPRELAY_PCP_READER_H
 #define STAPRELAY_PCP_READER_H
 

@@ -247,6 +247,8 @@ static double wait_for_metrics(reader *rd, source *s)
     }
 }
 
+/* ---- open, close ----------------------------------------------------- */
+
 int pcp_source_open(reader *rd, source *s, strbuf *err)
 {
     int type = s->live ? PM_CONTEXT_HOST : PM_CONTEXT_ARCHIVE;
