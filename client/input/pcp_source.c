@@ -70,6 +70,30 @@ static pcp_counter_kind counter_kind(const reader *rd, const char *name)
            : rd->po->counter;
 }
 
+/* Why name has neither an event metric (event_sts) nor its counter
+ * cname (sts), into err. */
+static void no_counter(const source *s, const char *name, const char *cname,
+                       int event_sts, int sts, strbuf *err)
+{
+    bool has_records = ends_with(name, ".records");
+    if (event_sts == PM_ERR_TYPE && sts == PM_ERR_TYPE)
+        sb_printf(err, "%s: %s is not an event metric nor a counter of "
+                  "pmdastaprelay's", s->spec, name);
+    else if (event_sts == PM_ERR_TYPE)
+        sb_printf(err, "%s: %s is not an event metric%s%s%s, and there "
+                  "is no %s", s->spec, name, has_records ? "" : " (nor is ",
+                  has_records ? "" : name, has_records ? "" : ".records)",
+                  cname);
+    else if (event_sts == PM_ERR_NAME && sts == PM_ERR_NAME)
+        sb_printf(err, "%s: %s: %s (nor %s%s%s)", s->spec, name,
+                  PCP_ERR_STR(sts), has_records ? "" : name,
+                  has_records ? "" : ".records, nor ", cname);
+    else
+        sb_printf(err, "%s: %s: no event records (%s) and no %s (%s)",
+                  s->spec, name, PCP_ERR_STR(event_sts), cname,
+                  PCP_ERR_STR(sts));
+}
+
 /* Metric m of s is the counter name stands for (no event metric does). */
 static int resolve_counter(reader *rd, source *s, int m, const char *name,
                            int event_sts, strbuf *err)
@@ -99,23 +123,7 @@ static int resolve_counter(reader *rd, source *s, int m, const char *name,
         }
     }
     if (sts < 0) {
-        bool has_records = ends_with(name, ".records");
-        if (event_sts == PM_ERR_TYPE && sts == PM_ERR_TYPE)
-            sb_printf(err, "%s: %s is not an event metric nor a counter of "
-                      "pmdastaprelay's", s->spec, name);
-        else if (event_sts == PM_ERR_TYPE)
-            sb_printf(err, "%s: %s is not an event metric%s%s%s, and there "
-                      "is no %s", s->spec, name, has_records ? "" : " (nor is ",
-                      has_records ? "" : name, has_records ? "" : ".records)",
-                      cname);
-        else if (event_sts == PM_ERR_NAME && sts == PM_ERR_NAME)
-            sb_printf(err, "%s: %s: %s (nor %s%s%s)", s->spec, name,
-                      PCP_ERR_STR(sts), has_records ? "" : name,
-                      has_records ? "" : ".records, nor ", cname);
-        else
-            sb_printf(err, "%s: %s: no event records (%s) and no %s (%s)",
-                      s->spec, name, PCP_ERR_STR(event_sts), cname,
-                      PCP_ERR_STR(sts));
+        no_counter(s, name, cname, event_sts, sts, err);
         return 1;
     }
     s->pmids[m] = id;
