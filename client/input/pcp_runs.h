@@ -13,7 +13,7 @@
  * finite or past the year 2286, "ended" before "started", and event
  * names that are not PCP metric names.  Unknown members are ignored.
  *
- * The pieces here need no PCP context (unit tested); pcp_input.c does
+ * The pieces here need no PCP context (unit tested); pcp_follow.c does
  * the fetching. */
 #ifndef STAPRELAY_PCP_RUNS_H
 #define STAPRELAY_PCP_RUNS_H

@@ -268,7 +268,8 @@ void collect_stop(collector *c)
     atomic_store(&c->stop, true);
     /* the PCP loop checks stopsig between rounds (and while it waits for
      * a metric or a run): ask it the same way a Ctrl-C would, again
-     * until it is done (collect_live resets the count when it starts) */
+     * until it is done (pcp_live_collect resets the count when it
+     * starts) */
     for (;;) {
         pthread_mutex_lock(&c->lock);
         bool done = !c->collecting;
