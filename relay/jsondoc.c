@@ -550,25 +550,20 @@ typedef struct arena_chunk {
     max_align_t data[];
 } arena_chunk;
 
-/* The first chunk is sized from the estimate (an upper bound; pages are
- * only touched as values fill them), later ones for what is left. */
-#define ARENA_MIN_CHUNK ((size_t)64 << 10)
-#define ARENA_MAX_FIRST ((size_t)64 << 20)
+/* Chunks of 1 MiB: a document's values fill them in order, and what the
+ * last one leaves unused is at most a chunk (a chunk sized from the
+ * estimate, an upper bound, was touched no further, but malloc reuses
+ * freed memory it had touched: the overload phase of bench/events peaked
+ * 3.6 MB higher). */
+#define ARENA_CHUNK ((size_t)1 << 20)
 
 /* The arena jansson allocates from during jsondoc_parse_arena: the relay
  * parses on one thread, and jansson's allocator is process-wide. */
 static jsondoc_arena *parsing;
-static size_t parsing_hint;
 
 static bool arena_grow(jsondoc_arena *a, size_t n)
 {
-    size_t cap = a->chunks == NULL ? parsing_hint : a->bytes;
-    if (cap < ARENA_MIN_CHUNK)
-        cap = ARENA_MIN_CHUNK;
-    if (cap > ARENA_MAX_FIRST)
-        cap = ARENA_MAX_FIRST;
-    if (cap < n)
-        cap = n;
+    size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
     arena_chunk *c = malloc(sizeof(*c) + cap);
     if (c == NULL)
         return false;
@@ -629,7 +624,7 @@ json_t *jsondoc_parse_arena(const char *text, size_t len, size_t max_memory,
 
 /* json_loadb, into the arena when there is one. */
 static json_t *load(const char *text, size_t len, size_t flags, jsondoc_arena *arena,
-                    size_t estimate, json_error_t *jerr)
+                    json_error_t *jerr)
 {
     if (arena == NULL)
         return json_loadb(text, len, flags, jerr);
@@ -638,7 +633,6 @@ static json_t *load(const char *text, size_t len, size_t flags, jsondoc_arena *a
     json_free_t old_free;
     json_get_alloc_funcs(&old_malloc, &old_free);
     parsing = arena;
-    parsing_hint = estimate;
     json_set_alloc_funcs(arena_malloc, arena_free);
     json_t *doc = flags == 0 ? fast_parse(text, len) : NULL;
     if (doc == NULL) {
@@ -673,7 +667,7 @@ static json_t *parse_estimated(const char *text, size_t len, size_t max_memory,
     json_t *doc = NULL;
     if (sc.wide_numbers == 0 || sc.nul_escape || w.failed) {
         /* nothing to keep, or invalid anyway: jansson says why */
-        doc = load(text, len, 0, arena, sc.estimate, jerr);
+        doc = load(text, len, 0, arena, jerr);
     } else {
         size_t n;
         char *copy = keep_wide(text, len, &w, &n);
@@ -683,7 +677,7 @@ static json_t *parse_estimated(const char *text, size_t len, size_t max_memory,
         } else {
             /* NULs come only from the kept numbers: the document's own
              * "\u0000" was ruled out above */
-            doc = load(copy, n, JSON_ALLOW_NUL, arena, sc.estimate, jerr);
+            doc = load(copy, n, JSON_ALLOW_NUL, arena, jerr);
             free(copy);
         }
     }
