@@ -403,17 +403,40 @@ static json_t *fast_number(fast *f)
 
 static json_t *fast_value(fast *f);
 
+/* Past a container's opening: true when it closes at once (taken). */
+static bool fast_empty(fast *f, unsigned char close)
+{
+    f->p++;
+    fast_ws(f);
+    if (f->p < f->end && *f->p == close) {
+        f->p++;
+        return true;
+    }
+    return false;
+}
+
+/* After a member or an element: 1 at a ',' (taken, and the space after
+ * it), 0 at the container's close (taken), -1 at anything else. */
+static int fast_after(fast *f, unsigned char close)
+{
+    fast_ws(f);
+    if (f->p < f->end && *f->p == ',') {
+        f->p++;
+        fast_ws(f);
+        return 1;
+    }
+    if (f->p < f->end && *f->p == close) {
+        f->p++;
+        return 0;
+    }
+    return -1;
+}
+
 static json_t *fast_object(fast *f)
 {
     json_t *o = json_object();
-    if (o == NULL)
-        return NULL;
-    f->p++;
-    fast_ws(f);
-    if (f->p < f->end && *f->p == '}') {
-        f->p++;
+    if (o == NULL || fast_empty(f, '}'))
         return o;
-    }
     for (;;) {
         const char *k;
         size_t klen;
@@ -434,19 +457,11 @@ static json_t *fast_object(fast *f)
         int rc = v != NULL ? json_object_setn_new_nocheck(o, key, klen, v) : -1;
         if (key != small)
             free(key);
-        if (rc != 0)
-            break;
-        fast_ws(f);
-        if (f->p < f->end && *f->p == ',') {
-            f->p++;
-            fast_ws(f);
-            continue;
-        }
-        if (f->p < f->end && *f->p == '}') {
-            f->p++;
+        int next = rc == 0 ? fast_after(f, '}') : -1;
+        if (next == 0)
             return o;
-        }
-        break;
+        if (next < 0)
+            break;
     }
     json_decref(o);
     return NULL;
@@ -455,29 +470,15 @@ static json_t *fast_object(fast *f)
 static json_t *fast_array(fast *f)
 {
     json_t *a = json_array();
-    if (a == NULL)
-        return NULL;
-    f->p++;
-    fast_ws(f);
-    if (f->p < f->end && *f->p == ']') {
-        f->p++;
+    if (a == NULL || fast_empty(f, ']'))
         return a;
-    }
     for (;;) {
         json_t *v = fast_value(f);
-        if (v == NULL || json_array_append_new(a, v) != 0)
-            break;
-        fast_ws(f);
-        if (f->p < f->end && *f->p == ',') {
-            f->p++;
-            fast_ws(f);
-            continue;
-        }
-        if (f->p < f->end && *f->p == ']') {
-            f->p++;
+        int next = v != NULL && json_array_append_new(a, v) == 0 ? fast_after(f, ']') : -1;
+        if (next == 0)
             return a;
-        }
-        break;
+        if (next < 0)
+            break;
     }
     json_decref(a);
     return NULL;
