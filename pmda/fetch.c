@@ -151,17 +151,26 @@ static int fill_fixed_column(fetch_arena *a, pmValueSet *vs, const pmdaIndom *id
     unsigned char *blocks = n > 0 ? arena_alloc(a, n * FIXED_BLOCK) : NULL;
     if (n > 0 && blocks == NULL)
         return -ENOMEM;
+    /* the block's header word is built once and copied whole: setting its
+     * two bit-fields in place is a byte store then a load of the same
+     * word, a store-forwarding stall per value (most of this loop's time,
+     * perf annotate); the count stays in a register for the same reason */
+    pmValueBlock hdr;
+    memset(&hdr, 0, sizeof(hdr));
+    hdr.vtype = type;
+    hdr.vlen = PM_VAL_HDR_SIZE + 8;
+    int numval = 0;
     for (size_t j = 0; j < n; j++) {
         if (col[j].state != VAL_OK)
             continue;
-        pmValueBlock *vb = (pmValueBlock *)(blocks + (size_t)vs->numval * FIXED_BLOCK);
-        vb->vtype = type;
-        vb->vlen = PM_VAL_HDR_SIZE + 8;
-        memcpy(vb->vbuf, &col[j].u, 8);   /* u.i, u.u or u.d: the union's first 8 bytes */
-        pmValue *pv = &vs->vlist[vs->numval++];
+        unsigned char *vb = blocks + (size_t)numval * FIXED_BLOCK;
+        memcpy(vb, &hdr, PM_VAL_HDR_SIZE);
+        memcpy(vb + PM_VAL_HDR_SIZE, &col[j].u, 8);   /* u.i, u.u or u.d: the union's first 8 bytes */
+        pmValue *pv = &vs->vlist[numval++];
         pv->inst = idp != NULL ? idp->it_set[j].i_inst : (int)PM_IN_NULL;
-        pv->value.pval = vb;
+        pv->value.pval = (pmValueBlock *)vb;
     }
+    vs->numval = numval;
     return 0;
 }
 

@@ -794,8 +794,9 @@ static void accept_document(source *s, const char *text, size_t len)
 {
     json_error_t jerr;
     char why[400];
-    json_t *doc = jsondoc_parse(text, len, s->relay->cfg->max_document_memory, &jerr, why,
-                                sizeof(why));
+    jsondoc_arena arena = JSONDOC_ARENA_INIT;
+    json_t *doc = jsondoc_parse_arena(text, len, s->relay->cfg->max_document_memory, &arena,
+                                      &jerr, why, sizeof(why));
     if (doc == NULL && jerr.line == 0 && jerr.text[0] == '\0') {
         refuse_for_memory(s, why, false);   /* refused before parsing: its shape costs too much */
         return;
@@ -816,7 +817,7 @@ static void accept_document(source *s, const char *text, size_t len)
     size_t room = room_left(source_allowance(s), s->meta->bytes);
     snapshot *snap = snapshot_build_limited(s->meta, doc, room, why, sizeof(why));
     if (snap == NULL) {
-        json_decref(doc);
+        jsondoc_arena_release(&arena);
         if (strcmp(why, "out of memory") == 0) {
             drop_snapshot(s);
             set_error(s, SRC_ERROR, "data: out of memory");
@@ -836,7 +837,7 @@ static void accept_document(source *s, const char *text, size_t len)
                 event_stream_ingest(s->streams[i], doc, now_ns, &s->relay->log, s->dir);
         tick_streams(s);
     }
-    json_decref(doc);
+    jsondoc_arena_release(&arena);
     source_account(s);
     s->generation++;
     s->relay->data_dirty = true;

@@ -422,6 +422,90 @@ START_TEST(names_never_cut)
 }
 END_TEST
 
+/* ---- the arena and its fast path against jansson ---------------------- */
+
+/* jsondoc_parse_arena (the fast path, jansson as its fallback) against
+ * jsondoc_parse (jansson alone): the same tree, keys in the same order,
+ * reals to the last digit, or the same error at the same place. */
+static void same_as_jansson(const char *text, size_t len)
+{
+    char err1[512], err2[512];
+    json_error_t j1, j2;
+    json_t *ref = jsondoc_parse(text, len, (size_t)1 << 30, &j1, err1, sizeof(err1));
+    jsondoc_arena arena = JSONDOC_ARENA_INIT;
+    json_t *got = jsondoc_parse_arena(text, len, (size_t)1 << 30, &arena, &j2, err2, sizeof(err2));
+    if (ref == NULL) {
+        ck_assert_msg(got == NULL, "jansson refuses %.60s (%s), the arena parse took it", text,
+                      err1);
+        ck_assert_str_eq(err2, err1);
+        ck_assert_ptr_null(arena.chunks);
+        return;
+    }
+    ck_assert_msg(got != NULL, "%.60s: jansson takes it, the arena parse says %s", text, err2);
+    size_t flags = JSON_ENCODE_ANY | JSON_REAL_PRECISION(17);
+    char *a = json_dumps(ref, flags), *b = json_dumps(got, flags);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_str_eq(b, a);
+    free(a);
+    free(b);
+    json_decref(ref);
+    jsondoc_arena_release(&arena);
+    ck_assert_ptr_null(arena.chunks);
+}
+
+static void same_str(const char *text)
+{
+    same_as_jansson(text, strlen(text));
+}
+
+START_TEST(arena_parse_is_janssons)
+{
+    /* what the fast path takes */
+    same_str("{\"a\":1,\"b\":-0,\"c\":-9223372036854775808,\"d\":9223372036854775807,"
+             "\"e\":1.5,\"f\":-0.0,\"g\":1e300,\"h\":1E-400,\"i\":2.5e+3,\"i2\":7e-3,"
+             "\"j\":true,\"k\":false,\"l\":null,\"m\":[],\"n\":{},\"o\":[1,[2,[3,{}]]],"
+             "\"p\":0.1,\"q\":123456789.123456789,\"r\":4.9e-324}");
+    same_str("{\"s\":\"plain\",\"t\":\"tab\\tnl\\nq\\\"bs\\\\sl\\/bf\\b\\f\\r\",\"\":\"\","
+             "\"u\":\"h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf\","
+             "\"v\":\"\x7f\",\"k\\\"ey\":1,\"k\\\\\":2,\"k\\n\":\"x\\ny\"}");
+    same_str("{\"a\":1,\"b\":2,\"a\":3,\"c\":{\"x\":1,\"x\":[2]}}");   /* the last one wins */
+    same_str(" \t\r\n[ 1 ,\n2 ,\t\"x\" , { } , [ ] ]\r\n ");
+    same_str("[]");
+    same_str("{}");
+    same_str("{\"samples\":[{\"seq\":1,\"ts\":1700000000000000000,\"pid\":42,\"comm\":\"bash\","
+             "\"stack\":\"main\\nfoo+0x1/0x20\\nbar\"},{\"seq\":2,\"stack\":\"\"}],\"dropped\":0}");
+    /* what it hands to jansson, which must still answer */
+    same_str("{\"u\":\"\\u00e9\\ud83d\\ude00\"}");
+    same_str("[18446744073709551615, 9223372036854775808, -9223372036854775809, 1e400]");
+    same_str("[12345678901234567890123]");
+    /* errors: jansson's message and place */
+    const char *bad[] = {
+        "{\"a\":01}", "[1.]", "[-]", "[.5]", "[1e]", "[1e+]", "[+1]", "{\"a\" 1}", "[1,]",
+        "[1 2]", "{\"a\":1,}", "{,}", "[truex]", "[tru]", "[nul]", "[True]", "{\"a\":1}x",
+        "{\"a\":1}{", "\"str\"", "1", "", "   ", "[", "{", "{\"a\"", "{\"a\":", "[\"abc",
+        "[\"\x01\"]", "[\"\t\"]", "[\"\xc0\x80\"]", "[\"\xc3\"]", "[\"\xed\xa0\x80\"]",
+        "[\"\xf4\x90\x80\x80\"]", "[\"\xe0\x80\xaf\"]", "[\"\xff\"]", "[\xc3\xa9]",
+        "[\"a\\x\"]", "[\"a\\\"]", "[\"\\u0000\"]", "{\"\\u0000\":1}", "[\"\\ud800\"]",
+        "{1:2}", "[1]]", "[nan]", "[Infinity]", "[0x10]", "[--1]", "[1-2]",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        same_str(bad[i]);
+    same_as_jansson("[1,\0 2]", 7);     /* a NUL byte in the text */
+    same_as_jansson("[\"a\0b\"]", 7);
+    /* nesting: beyond the fast path's depth, and beyond jansson's */
+    for (size_t depth = 600; depth <= 2100; depth += 1500) {
+        char *deep = malloc(2 * depth + 1);
+        ck_assert_ptr_nonnull(deep);
+        memset(deep, '[', depth);
+        memset(deep + depth, ']', depth);
+        deep[2 * depth] = '\0';
+        same_str(deep);
+        free(deep);
+    }
+}
+END_TEST
+
 TEST_SUITE(relay_jsondoc)
 {
     Suite *s = suite_create(test_suite_name);
@@ -434,6 +518,7 @@ TEST_SUITE(relay_jsondoc)
     tcase_add_test(tc, snapshot_holds_what_metrics_read);
     tcase_add_test(tc, event_numbers_checked);
     tcase_add_test(tc, names_never_cut);
+    tcase_add_test(tc, arena_parse_is_janssons);
     suite_add_tcase(s, tc);
     return s;
 }
