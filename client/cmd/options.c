@@ -438,6 +438,8 @@ static int take_backend(parse_state *ps, const opt_def *d, const char *arg)
 
 /* ---- the table ------------------------------------------------------------- */
 
+/* A new option: its row here, in its group, and its field in cmd_opts
+ * (options.h); a callback above only if no kind takes it. */
 static const opt_def options[] = {
     OPT("help", 0, 0, HELP,
         "", "print this command's options and exit"),
