@@ -13,6 +13,30 @@
 #include "common/strbuf.h"
 #include "tests/testutil.h"
 
+/* stdout and stderr to /dev/null (saved[0], saved[1]: the real ones)
+ * until output_restore. */
+static void output_hide(int saved[2])
+{
+    fflush(stderr);
+    fflush(stdout);
+    saved[0] = dup(1);
+    saved[1] = dup(2);
+    FILE *devnull = fopen("/dev/null", "w");
+    dup2(fileno(devnull), 1);
+    dup2(fileno(devnull), 2);
+    fclose(devnull);
+}
+
+static void output_restore(int saved[2])
+{
+    fflush(stderr);
+    fflush(stdout);
+    for (int fd = 1; fd <= 2; fd++) {
+        dup2(saved[fd - 1], fd);
+        close(saved[fd - 1]);
+    }
+}
+
 static int parse(cmd_opts *o, int groups, const char *args)
 {
     static char copy[2048];
@@ -22,20 +46,10 @@ static int parse(cmd_opts *o, int groups, const char *args)
     for (char *t = strtok(copy, " "); t && argc < 63; t = strtok(NULL, " "))
         argv[argc++] = t;
     argv[argc] = NULL;
-    fflush(stderr);
-    fflush(stdout);
-    int saved = dup(2), saved1 = dup(1);
-    FILE *devnull = fopen("/dev/null", "w");
-    dup2(fileno(devnull), 2);
-    dup2(fileno(devnull), 1);
+    int saved[2];
+    output_hide(saved);
     int rc = cmd_opts_parse(o, groups, argc, argv, "test usage");
-    fflush(stderr);
-    fflush(stdout);
-    dup2(saved, 2);
-    dup2(saved1, 1);
-    close(saved);
-    close(saved1);
-    fclose(devnull);
+    output_restore(saved);
     return rc;
 }
 
@@ -131,20 +145,10 @@ static int run_quiet(int (*fn)(int, char **), const char *name,
                      const char *opt)
 {
     char *argv[] = { (char *)name, (char *)opt, NULL };
-    fflush(stderr);
-    fflush(stdout);
-    int saved = dup(2), saved1 = dup(1);
-    FILE *devnull = fopen("/dev/null", "w");
-    dup2(fileno(devnull), 2);
-    dup2(fileno(devnull), 1);
+    int saved[2];
+    output_hide(saved);
     int rc = fn(2, argv);
-    fflush(stderr);
-    fflush(stdout);
-    dup2(saved, 2);
-    dup2(saved1, 1);
-    close(saved);
-    close(saved1);
-    fclose(devnull);
+    output_restore(saved);
     return rc;
 }
 
