@@ -39,6 +39,7 @@ CLIENT_SRCS += build/gen/$(2)/$(1).c
 endef
 $(eval $(call embed,flame_js,client/render,flame.js))
 $(eval $(call embed,html_heatmap_js,client/render,heatmap_html.js))
+$(eval $(call embed,html_flow_js,client/render,flow.js))
 
 $(PPROF_PB_C) $(PPROF_PB_H) &: $(PPROF_PROTO)
 	@mkdir -p build/gen

@@ -105,11 +105,19 @@ START_TEST(pcp_options_parse)
     ck_assert_int_eq(parse(&o, G, "fold -t"), 2);
     ck_assert_str_eq(o.error, "missing argument: -t");
 
-    /* diff takes two windows */
+    /* diff takes two windows, and its table up to CMD_MAX_PROFILES */
     ck_assert_int_eq(parse(&o, G | OPTS_DIFF, "diff -a x -S 1 -S 2 -T 3 -T 4 m"), 0);
     ck_assert_int_eq(o.nstarts, 2);
     ck_assert_str_eq(o.finishes[1], "4");
-    ck_assert_int_eq(parse(&o, G | OPTS_DIFF, "diff -a x -S 1 -S 2 -S 3 m"), 2);
+    ck_assert_int_eq(parse(&o, G | OPTS_DIFF, "diff -a x -S 1 -S 2 -S 3 m"), 0);
+    ck_assert_int_eq(o.nstarts, 3);
+    /* (glued: parse() splits at most 31 words) */
+    ck_assert_int_eq(parse(&o, G | OPTS_DIFF, "diff -a x -S1 -S2 -S3 -S4 -S5 "
+                           "-S6 -S7 -S8 -S9 -S10 -S11 -S12 -S13 -S14 -S15 "
+                           "-S16 -S17 m"), 2);
+    ck_assert_str_eq(o.error, "-S given more than 16 times: 17");
+    ck_assert_int_eq(parse(&o, G, "fold -a x -S 1 -S 2 m"), 2);
+    ck_assert_str_eq(o.error, "-S given twice: 2");
 }
 END_TEST
 

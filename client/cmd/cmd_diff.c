@@ -1,6 +1,9 @@
 /* cmd_diff: `staprelay diff A B` -- differential flame graph of two
  * profiles (widths from B; red grew, blue shrank), the elided view of
- * stacks present on one side only, or difffolded.pl's 2-column text. */
+ * stacks present on one side only, or difffolded.pl's 2-column text;
+ * `staprelay diff --format table A B C...` -- the frames whose share
+ * changed most across N profiles (files, archives or one archive's
+ * -S/-T windows), ranked (stack/top.h's table of changes). */
 #include <math.h>
 #include <pcp/pmapi.h>
 #include <stdlib.h>
@@ -11,7 +14,9 @@
 #include "client/cmd/builtin.h"
 #include "client/render/flamesvg.h"
 #include "client/stack/flametree.h"
+#include "client/stack/top.h"
 #include "client/render/folded_out.h"
+#include "common/xalloc.h"
 
 static const char diff_usage[] =
     "staprelay diff [input options] [-n|--normalize|--absolute] "
@@ -28,7 +33,12 @@ static const char diff_usage[] =
     "-T BEFORE_LENGTH -T AFTER_LENGTH METRIC...\n"
     "       staprelay diff [options] {-h HOST[:PORT] [-t INTERVAL] | -a ARCHIVE} "
     "--run BEFORE --run AFTER [-o FILE | --output-dir DIR [--name LABEL]] "
-    "[METRIC]";
+    "[METRIC]\n"
+    "       staprelay diff --format table [--by self|total] [--limit N] "
+    "[--absolute] {FILE FILE... | -a ARCHIVE -a ARCHIVE... | -a ARCHIVE "
+    "-S START... [-T END...] | any two-sided form above}";
+
+static const char *const diff_formats[] = { "svg", "table", NULL };
 
 /* Two successive live windows of one host (-h HOST -T A -T B): one
  * connection collects for A + B; a record stamped before start + A is
@@ -91,14 +101,167 @@ static int read_live_windows(cmd_opts *o, stacktab *tab)
     return rc;
 }
 
+/* ---- --format table: N profiles ------------------------------------------ */
+
+/* The profiles the table compares, each in its own stack table (column
+ * 0), or the two sides of a two-sided form in one table's columns. */
+typedef struct profiles {
+    int          n;
+    stacktab   **tab;
+    int         *col;
+    const char **label;
+    strbuf      *label_buf;
+} profiles;
+
+static void profiles_init(profiles *p, int n)
+{
+    p->n = n;
+    p->tab = xcalloc((size_t)n, sizeof *p->tab);
+    p->col = xcalloc((size_t)n, sizeof *p->col);
+    p->label = xcalloc((size_t)n, sizeof *p->label);
+    p->label_buf = xcalloc((size_t)n, sizeof *p->label_buf);
+}
+
+static void profiles_free(profiles *p, bool own_tabs)
+{
+    for (int i = 0; i < p->n; i++) {
+        if (own_tabs)
+            stacktab_free(p->tab[i]);
+        sb_free(&p->label_buf[i]);
+    }
+    free(p->tab);
+    free(p->col);
+    free(p->label);
+    free(p->label_buf);
+}
+
+/* The N forms: files, archives, or one archive's -S/-T windows (each
+ * -S or -T given once applies to every window).  0 when none fits. */
+static int table_profiles(const cmd_opts *o)
+{
+    bool pcp = pcp_options_active(&o->pcp);
+    if (!pcp)
+        return o->nfiles >= 2 && o->nstarts <= 1 && o->nfinishes <= 1
+               ? o->nfiles : 0;
+    if (o->pcp.nhosts || o->nseries || o->nruns || o->nfiles)
+        return 0;
+    if (o->pcp.narchives >= 2)
+        return o->nstarts <= 1 && o->nfinishes <= 1 ? o->pcp.narchives : 0;
+    int nwin = o->nstarts > o->nfinishes ? o->nstarts : o->nfinishes;
+    if (o->pcp.narchives != 1 || nwin < 2)
+        return 0;
+    bool fits = (o->nstarts <= 1 || o->nstarts == nwin)
+                && (o->nfinishes <= 1 || o->nfinishes == nwin);
+    return fits ? nwin : 0;
+}
+
+static int read_table_profiles(cmd_opts *o, profiles *p)
+{
+    bool pcp = pcp_options_active(&o->pcp);
+    int rc = 0;
+    for (int i = 0; i < p->n && rc == 0; i++) {
+        p->tab[i] = stacktab_new();
+        if (!pcp) {
+            rc = inout_read_inputs(o, o->files + i, 1, 0, p->tab[i]);
+            p->label[i] = o->files[i];
+            continue;
+        }
+        pcp_options po = o->pcp;
+        if (o->pcp.narchives >= 2) {
+            po.archives[0] = o->pcp.archives[i];
+            po.narchives = 1;
+            p->label[i] = o->pcp.archives[i];
+        } else {
+            po.start = o->nstarts ? o->starts[o->nstarts > 1 ? i : 0] : NULL;
+            po.finish = o->nfinishes
+                        ? o->finishes[o->nfinishes > 1 ? i : 0] : NULL;
+            strbuf *sb = &p->label_buf[i];
+            sb_printf(sb, "%s", o->pcp.archives[0]);
+            if (po.start)
+                sb_printf(sb, " -S %s", po.start);
+            if (po.finish)
+                sb_printf(sb, " -T %s", po.finish);
+            p->label[i] = sb->buf;
+        }
+        rc = inout_read_pcp(o, &po, 0, p->tab[i]);
+    }
+    return rc;
+}
+
+/* The ranked table of p's profiles on the output. */
+static int write_table(cmd_opts *o, const profiles *p)
+{
+    top_result **r = xcalloc((size_t)p->n, sizeof *r);
+    int rc = 0;
+    for (int i = 0; i < p->n; i++) {
+        r[i] = top_compute(p->tab[i], p->col[i]);
+        if (r[i]->grand_total <= 0 && rc == 0) {
+            fprintf(stderr, "staprelay diff: %s has no stack samples\n",
+                    p->label[i]);
+            rc = 2;
+        }
+    }
+    FILE *out = rc ? NULL : inout_open_output(o, "diff.txt");
+    if (rc == 0 && out == NULL)
+        rc = 1;
+    if (out != NULL) {
+        top_changes *c = top_changes_compute(r, (size_t)p->n,
+                                             strcmp(o->by, "total") == 0,
+                                             o->absolute);
+        /* a write error shows in ferror: inout_close_output says it */
+        top_write_changes(out, c, (size_t)o->limit, o->svg.countname,
+                          p->label);
+        rc = inout_close_output(o, out);
+        top_changes_free(c);
+    }
+    for (int i = 0; i < p->n; i++)
+        top_free(r[i]);
+    free(r);
+    return rc;
+}
+
+/* diff --format table of N files, archives or windows. */
+static int diff_table_n(cmd_opts *o, int n)
+{
+    profiles p;
+    profiles_init(&p, n);
+    int rc = read_table_profiles(o, &p);
+    if (rc == 0)
+        rc = write_table(o, &p);
+    profiles_free(&p, true);
+    return rc;
+}
+
 /* diff, its options parsed (cmd_diff frees them) */
 static int diff_command(cmd_opts *o)
 {
     int rc = 0;
+    const char *fmt = cmd_opts_format(o, diff_formats);
+    if (fmt == NULL)
+        return 2;
+    bool table = strcmp(fmt, "table") == 0;
+    if (table && (o->folded_out || o->elided)) {
+        fprintf(stderr, "staprelay diff: --folded and --elided are the "
+                "flame graph's; --format table ranks frames\nusage: %s\n",
+                diff_usage);
+        return 2;
+    }
+    int nprof = table ? table_profiles(o) : 0;
+    if (nprof)
+        return diff_table_n(o, nprof);
     bool pcp = pcp_options_active(&o->pcp);
+    if (o->nstarts > 2 || o->nfinishes > 2 || (!pcp && o->nfiles > 2)) {
+        fprintf(stderr, "staprelay diff: %s compares two profiles; "
+                "--format table ranks the frames of more (files, archives "
+                "or one archive's -S/-T windows)\nusage: %s\n",
+                table ? "this form" : "the differential flame graph",
+                diff_usage);
+        return 2;
+    }
     if (!pcp && (o->nfiles != 2 || o->nstarts > 1 || o->nfinishes > 1)) {
-        fprintf(stderr, "staprelay diff: need two inputs, BEFORE and AFTER\n"
-                "usage: %s\n", diff_usage);
+        fprintf(stderr, "staprelay diff: need two inputs, BEFORE and AFTER%s"
+                "\nusage: %s\n", table ? " (--format table: two or more)"
+                : "", diff_usage);
         return 2;
     }
     int nsrc = o->pcp.nhosts + o->pcp.narchives + o->nseries;
@@ -174,8 +337,7 @@ static int diff_command(cmd_opts *o)
         pcp_options po = o->pcp;
         po.col_per_source = true;     /* both sides collected together */
         rc = inout_read_pcp(o, &po, 0, tab);
-        const char *const *src = o->pcp.nhosts ? o->pcp.hosts
-                                               : o->pcp.archives;
+        const char *const *src = o->pcp.nhosts ? o->pcp.hosts : o->pcp.archives;
         side_name[0] = src[0];
         side_name[1] = src[1];
     } else {
@@ -195,6 +357,20 @@ static int diff_command(cmd_opts *o)
         fprintf(stderr, "staprelay diff: %s has no stack samples\n",
                 t0 <= 0 ? side_name[0] : side_name[1]);
         rc = 2;
+    }
+    if (rc == 0 && table) {
+        /* a two-sided form's table: its sides are the columns */
+        profiles p;
+        profiles_init(&p, 2);
+        for (int i = 0; i < 2; i++) {
+            p.tab[i] = tab;
+            p.col[i] = i;
+            p.label[i] = side_name[i];
+        }
+        rc = write_table(o, &p);
+        profiles_free(&p, false);
+        stacktab_free(tab);
+        return rc;
     }
     /* shares, not window lengths, unless --absolute: one rule, the
      * heat-map page's too (stacktab.h) */

@@ -225,9 +225,7 @@ static int write_flame(FILE *out, void *arg)
         svg_options so = c->o->svg;
         so.title = title.buf;
         so.subtitle = sub.buf;
-        /* blocks weighed by their duration (offcpu): the counts are ns */
-        if (c->st && c->st->timed && !c->o->countname_given)
-            so.countname = "ns";
+        so.countname = inout_count_name(c->o, c->st && c->st->timed);
         ft_options fo = { .mode = FT_SINGLE, .reverse = c->o->reverse,
                           .sort_weight = c->o->sort_weight };
         flamesvg_tree_options(&so, &fo);

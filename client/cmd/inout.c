@@ -41,10 +41,7 @@ int inout_read_pcp(cmd_opts *o, const pcp_options *po, int col,
         return rc;
     }
     sb_free(&err);
-    /* blocks weighed by their duration (offcpu): the counts are ns, as
-     * --period names a clock event's */
-    if (st.timed && !o->countname_given)
-        o->svg.countname = "ns";
+    o->svg.countname = inout_count_name(o, st.timed > 0);
     if (st.missed)
         fprintf(stderr, "staprelay %s: missed %" PRIu64 " records (the "
                 "PMDA's queue overflowed before they were fetched)\n",
@@ -96,11 +93,22 @@ int inout_read_pcp(cmd_opts *o, const pcp_options *po, int col,
 
 /* What a pprof profile gave: the sample type read (pprof's choice or
  * --sample-index), and the samples left out. */
-static void inout_pprof_notes(const cmd_opts *o, const char *name,
+static void inout_pprof_notes(cmd_opts *o, const char *name,
                               const input_stats *st)
 {
     fprintf(stderr, "staprelay %s: %s: pprof profile, values of %s\n",
             o->command, name, st->event[0] ? st->event : "no sample type");
+    /* "alloc_space (bytes)": the counts are bytes (a heap profile's
+     * table and graphs say so), unless --countname did; "count" stays
+     * "samples" */
+    const char *open = strrchr(st->event, '(');
+    size_t len = open ? strcspn(open + 1, ")") : 0;
+    if (open && len > 0 && len < sizeof o->period_unit && !o->countname_given
+        && strncmp(open + 1, "count", len) != 0) {
+        snprintf(o->period_unit, sizeof o->period_unit, "%.*s", (int)len,
+                 open + 1);
+        o->svg.countname = o->period_unit;
+    }
     if (st->ignored)
         fprintf(stderr, "staprelay %s: %s: ignored %" PRIu64 " samples "
                 "(negative values, no locations, or stacks over 1 MiB)\n",
@@ -338,4 +346,11 @@ int inout_read_drawn(cmd_opts *o, stacktab *tab, int *col)
     int rc = inout_read_inputs(o, o->files, o->nfiles, 0, tab);
     *col = rc == 0 ? inout_drawn_column(o, tab) : 0;
     return rc == 0 && *col < 0 ? 2 : rc;
+}
+
+const char *inout_count_name(const cmd_opts *o, bool timed)
+{
+    /* blocks weighed by their duration (offcpu): the counts are ns, as
+     * --period names a clock event's */
+    return timed && !o->countname_given ? "ns" : o->svg.countname;
 }

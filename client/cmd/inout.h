@@ -28,6 +28,11 @@ int inout_read_inputs(cmd_opts *o, char **files, int nfiles, int col,
 int inout_read_pcp(cmd_opts *o, const pcp_options *po, int col,
                  stacktab *tab);
 
+/* The count name of what was read: "ns" when records weighed by their
+ * duration (timed: pcp_stats.timed) and no --countname was given, else
+ * o->svg.countname.  The one rule of every command and of web. */
+const char *inout_count_name(const cmd_opts *o, bool timed);
+
 /* Open -o (or stdout), or with --output-dir the temp file of
  * DIR/STEM-kind (kind: "flame.svg", "heatmap.html", ...; NULL for
  * commands without --output-dir).  Returns NULL after printing an

@@ -41,9 +41,10 @@ typedef enum opt_kind {
                   * 1: V") */
     K_APPEND,    /* one more of a const char *[] whose int count is at
                   * count ("too many -X: V") */
-    K_SIDE,      /* the same, once; twice (BEFORE and AFTER) for the
-                  * commands taking OPTS_DIFF ("-X given twice: V"); ""
-                  * refused when need says what it lacks */
+    K_SIDE,      /* the same, once; for the commands taking OPTS_DIFF
+                  * as many as the array holds (BEFORE and AFTER, or
+                  * diff --format table's profiles) ("-X given twice:
+                  * V"); "" refused when need says what it lacks */
     K_CALL,      /* the row's callback takes it */
 } opt_kind;
 
@@ -564,6 +565,12 @@ static const opt_def options[] = {
         "", "write two-column folded text instead of an SVG"),
     OPT("limit", 'n', OPTS_TOP, CALL(take_limit),
         "N", "rows (default 20; 0: all)"),
+    /* diff's --format table: top's --limit and --by, without -n (diff's
+     * -n is --normalize) */
+    OPT("limit", 0, OPTS_DIFF, CALL(take_limit),
+        "N", "--format table: rows (default 20; 0: all)"),
+    OPT("by", 0, OPTS_DIFF, CALL(take_rank),
+        "self|total", "--format table: shares of self or total weight"),
     OPT("by", 0, OPTS_TOP, CALL(take_rank),
         "self|total", "rank by self or total weight"),
     /* -h is pmcd's host, as in every PCP tool; help is --help */
@@ -771,6 +778,9 @@ static int take_kind(parse_state *ps, const opt_def *d, const char *arg)
         long max = d->kind == K_APPEND || two ? d->hi : 1;
         if (*n >= max && d->kind == K_APPEND)
             return cmd_opts_error(o, ps->usage, "too many %s: %s", opt, arg);
+        if (*n >= max && two && max > 2)
+            return cmd_opts_error(o, ps->usage, "%s given more than %ld "
+                                  "times: %s", opt, max, arg);
         if (*n >= max)
             return cmd_opts_error(o, ps->usage, "%s given %s: %s", opt,
                                   two ? "more than twice" : "twice", arg);

@@ -47,13 +47,19 @@ enum {
                               * --max-samples (staprelay web) */
 };
 
+/* The most profiles staprelay diff --format table compares (N -S/-T
+ * windows; files and archives are bounded by the command line and
+ * PCP_MAX_SOURCES). */
+#define CMD_MAX_PROFILES 16
+
 typedef struct cmd_opts {
     const char   *command;
     char          error[512];  /* the last usage error, as printed */
     input_options in;
     svg_options   svg;
     bool          countname_given;
-    char          period_unit[64];  /* --period: what the counts are */
+    char          period_unit[64];  /* --period, pprof input: what the
+                                     * counts are */
     const char   *output;      /* -o; NULL = stdout */
     const char   *format;      /* --format */
     bool          sample_times; /* --sample-times (--format pprof) */
@@ -70,9 +76,11 @@ typedef struct cmd_opts {
     /* PCP inputs.  With -h/-a the arguments are event metric names,
      * unless --metric names it; then they are files merged in. */
     pcp_options   pcp;
-    const char   *starts[2];   /* -S, -T as given (diff takes two) */
+    /* -S, -T as given (diff takes up to CMD_MAX_PROFILES: its table
+     * compares that many windows, its flame graph two) */
+    const char   *starts[CMD_MAX_PROFILES];
     int           nstarts;
-    const char   *finishes[2];
+    const char   *finishes[CMD_MAX_PROFILES];
     int           nfinishes;
     const char   *series[2];   /* --series QUERY (diff takes two) */
     int           nseries;

@@ -226,6 +226,8 @@ int heatmap_write_html(FILE *out, const heatmap *h, const heatmap_page *o)
     sb_adds(&sb, "\"}</script>\n<script>\n");
     flamesvg_script(&sb, so);       /* flame's zoom and search, once */
     sb_adds(&sb, "</script>\n<script>\n");
+    sb_add(&sb, (const char *)html_flow_js[0].data, html_flow_js[0].len);
+    sb_adds(&sb, "</script>\n<script>\n");
     sb_add(&sb, (const char *)html_heatmap_js[0].data, html_heatmap_js[0].len);
     sb_adds(&sb, "</script>\n</body>\n</html>\n");
     fwrite(sb.buf, 1, sb.len, out);

@@ -282,39 +282,7 @@ function show(rg, base) {
 // The head (style, title, Search/Reset Zoom texts) is flamesvg's, the
 // colours flame's palette, the zoom and search script flame's
 // (flamesvg_script, loaded once: init() below), and the layout
-// flamegraph.pl's flow(): the folded lines sorted as Perl sorts them,
-// each frame merged with the line before only.
-function esc(t) { return t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'); }
-function numText(v) { return String(Math.round(v * 1e6) / 1e6); }
-function cmpLine(a, b) { return a.key < b.key ? -1 : a.key > b.key ? 1 : 0; }
-// lines: [{s: stack, v: width, d: delta or undefined, key}] -> frames
-function flow(lines, diff) {
-	lines.sort(cmpLine);
-	var root = { n: '', x: 0, end: 0, dep: 0, d: 0 }, nodes = [root], path = [root], time = 0;
-	function close(k) {
-		while (path.length > k) { var nd = path.pop(); nd.end = time; }
-	}
-	for (var i = 0; i < lines.length; i++) {
-		var fr = lines[i].s.split(';');
-		while (fr.length && fr[fr.length - 1] === '') fr.pop();
-		var k = 1;
-		while (k < path.length && k - 1 < fr.length && path[k].n === fr[k - 1]) k++;
-		close(k);
-		var opened = false;
-		for (var j = k - 1; j < fr.length; j++) {
-			var nd = { n: fr[j], x: time, end: 0, dep: j + 1, d: 0 };
-			nodes.push(nd);
-			path.push(nd);
-			opened = true;
-		}
-		if (diff && opened) path[path.length - 1].d += lines[i].d;
-		time += lines[i].v;
-	}
-	close(1);
-	root.end = time;
-	return nodes;
-}
-function fmtn(v) { return String(Math.round(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
+// flow.js's flow() (flamegraph.pl's), which the page carries before this.
 function diffColor(d, maxd) {
 	if (D.negate) d = -d;
 	var r = 255, g = 255, b = 255;

@@ -14,6 +14,13 @@
 extern const embedded_file html_heatmap_js[];
 extern const size_t html_heatmap_js_count;
 
+/* The flame-graph layout both pages share (flamegraph.pl's flow(), with
+ * esc/fmtn/numText): client/render/flow.js, embedded the same way into
+ * html_flow_js.c.  The heat-map page carries it before its own script;
+ * staprelay web serves it as /static/flow.js. */
+extern const embedded_file html_flow_js[];
+extern const size_t html_flow_js_count;
+
 /* Append s as HTML text (& < > " escaped; invalid UTF-8 as \xNN). */
 void html_escape(strbuf *out, const char *s, size_t n);
 /* Append an unsigned LEB128 varint to a byte buffer. */

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,19 +57,35 @@ static int write_file(const char *dir, const char *name, const char *text)
     return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
-/* The tracefs mount: /sys/kernel/tracing, else the debugfs one. */
+static bool instances_writable(const char *root)
+{
+    strbuf p = STRBUF_INIT;
+    sb_printf(&p, "%s/instances", root);
+    bool ok = access(p.buf, W_OK) == 0;
+    sb_free(&p);
+    return ok;
+}
+
+/* The tracefs mount: /sys/kernel/tracing, else the debugfs one.  Where
+ * neither is mounted (a machine booted without systemd, which mounts it
+ * on any other), root mounts tracefs on /sys/kernel/tracing, as perf
+ * does, and says so; it stays mounted, as perf leaves it. */
 static const char *tracefs_root(void)
 {
     static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-    for (size_t i = 0; i < 2; i++) {
-        strbuf p = STRBUF_INIT;
-        sb_printf(&p, "%s/instances", roots[i]);
-        bool ok = access(p.buf, W_OK) == 0;
-        sb_free(&p);
-        if (ok)
+    for (size_t i = 0; i < 2; i++)
+        if (instances_writable(roots[i]))
             return roots[i];
+    if (geteuid() != 0)
+        return NULL;
+    if (mount("nodev", roots[0], "tracefs", 0, NULL) != 0) {
+        fprintf(stderr, "staprelay run: tracefs is not mounted and mounting it on %s "
+                "failed: %s\n", roots[0], strerror(errno));
+        return NULL;
     }
-    return NULL;
+    fprintf(stderr, "staprelay run: tracefs was not mounted: mounted it on %s (as perf "
+            "does)\n", roots[0]);
+    return instances_writable(roots[0]) ? roots[0] : NULL;
 }
 
 static void trace_inst_close(trace_inst *t)

@@ -155,3 +155,165 @@ int top_write_json(FILE *out, const top_result *r, size_t limit,
     sb_free(&sb);
     return rc;
 }
+
+/* ---- changes across profiles (top.h) --------------------------------------- */
+
+static double row_value(const top_row *row, double total, bool by_total,
+                        bool absolute)
+{
+    double w = by_total ? row->total : row->self;
+    return absolute ? w : pct(w, total);
+}
+
+/* a and b differ beyond the rounding of the sums behind them (a share
+ * reached through different sums must not reorder ties) */
+static int num_cmp(double a, double b)
+{
+    double scale = fmax(1, fmax(fabs(a), fabs(b)));
+    if (fabs(a - b) <= 1e-9 * scale)
+        return 0;
+    return a > b ? 1 : -1;
+}
+
+static int by_change(const void *pa, const void *pb)
+{
+    const top_change_row *a = pa, *b = pb;
+    int c = num_cmp(fabs(b->change), fabs(a->change));
+    if (c == 0)
+        c = num_cmp(b->last, a->last);
+    if (c)
+        return c;
+    top_row ra = { a->name, a->len, 0, 0 }, rb = { b->name, b->len, 0, 0 };
+    return name_cmp(&ra, &rb);
+}
+
+top_changes *top_changes_compute(top_result *const *profiles, size_t n,
+                                 bool by_total, bool absolute)
+{
+    top_changes *c = xcalloc(1, sizeof *c);
+    c->n = n;
+    c->by_total = by_total;
+    c->absolute = absolute;
+    c->names = stacktab_new();
+    c->totals = xcalloc(n ? n : 1, sizeof *c->totals);
+    if (n == 0)
+        return c;
+    size_t cap = 0;
+    for (size_t p = 0; p < n; p++) {
+        const top_result *r = profiles[p];
+        c->totals[p] = r->grand_total;
+        for (size_t i = 0; i < r->n; i++) {
+            const top_row *row = &r->rows[i];
+            size_t id = stacktab_add(c->names, row->name, row->len, 0, 0);
+            if (id >= cap) {
+                size_t ncap = cap ? cap * 2 : 1024;
+                while (ncap <= id)
+                    ncap *= 2;
+                c->values = xrealloc(c->values, ncap * n * sizeof *c->values);
+                memset(c->values + cap * n, 0,
+                       (ncap - cap) * n * sizeof *c->values);
+                cap = ncap;
+            }
+            c->values[id * n + p] = row_value(row, r->grand_total, by_total,
+                                              absolute);
+        }
+    }
+    size_t names = stacktab_size(c->names);
+    c->rows = xcalloc(names ? names : 1, sizeof *c->rows);
+    for (size_t id = 0; id < names; id++) {
+        const double *v = c->values + id * n;
+        bool any = false;
+        for (size_t p = 0; p < n; p++)
+            any = any || v[p] != 0;
+        if (!any)
+            continue;
+        const stack_entry *e = stacktab_entry(c->names, id);
+        c->rows[c->nrows++] = (top_change_row){
+            .name = e->stack, .len = e->len, .value = v,
+            .change = v[n - 1] - v[0], .last = v[n - 1],
+        };
+    }
+    qsort(c->rows, c->nrows, sizeof *c->rows, by_change);
+    return c;
+}
+
+void top_changes_free(top_changes *c)
+{
+    if (c == NULL)
+        return;
+    free(c->rows);
+    free(c->values);
+    free(c->totals);
+    stacktab_free(c->names);
+    free(c);
+}
+
+/* A value as the table shows it: "12.50%", or with absolute "4,096";
+ * signed, the change: "+40.00", "-4,096". */
+static const char *change_text(char *buf, size_t size, double v,
+                               bool absolute, bool sign)
+{
+    if (!absolute) {
+        snprintf(buf, size, sign ? "%+.2f" : "%.2f%%", v);
+        return buf;
+    }
+    char digits[64];
+    num_thousands(digits, sizeof digits, fabs(v));
+    bool neg = v < 0 && strcmp(digits, "0") != 0;
+    snprintf(buf, size, "%s%s", neg ? "-" : sign && v > 0 ? "+" : "", digits);
+    return buf;
+}
+
+int top_write_changes(FILE *out, const top_changes *c, size_t limit,
+                      const char *countname, const char *const *labels)
+{
+    size_t n = limit && limit < c->nrows ? limit : c->nrows;
+    char buf[80];
+    /* the legend: what the numbered columns are */
+    int wtot = 5;
+    for (size_t p = 0; p < c->n; p++) {
+        int w = (int)strlen(num_thousands(buf, sizeof buf, c->totals[p]));
+        if (w > wtot) wtot = w;
+    }
+    fprintf(out, "PROFILE  %*s  NAME (%s)\n", wtot, "TOTAL", countname);
+    for (size_t p = 0; p < c->n; p++)
+        fprintf(out, "%7zu  %*s  %s\n", p + 1, wtot,
+                num_thousands(buf, sizeof buf, c->totals[p]), labels[p]);
+    fputc('\n', out);
+    /* one width for every value column, one for the change */
+    const char *kind = c->by_total ? "TOTAL" : "SELF";
+    int wval = (int)strlen(kind) + (c->absolute ? 0 : 1) + 2;
+    int wchg = 6;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t p = 0; p < c->n; p++) {
+            int w = (int)strlen(change_text(buf, sizeof buf,
+                                            c->rows[i].value[p], c->absolute,
+                                            false));
+            if (w > wval) wval = w;
+        }
+        int w = (int)strlen(change_text(buf, sizeof buf, c->rows[i].change,
+                                        c->absolute, true));
+        if (w > wchg) wchg = w;
+    }
+    for (size_t p = 0; p < c->n; p++) {
+        snprintf(buf, sizeof buf, "%s%s%zu", kind, c->absolute ? "" : "%",
+                 p + 1);
+        fprintf(out, "%*s  ", wval, buf);
+    }
+    fprintf(out, "%*s  FRAME (%s %s; change from 1 to %zu%s)\n", wchg,
+            "CHANGE", c->by_total ? "total" : "self",
+            c->absolute ? countname : "share", c->n,
+            c->absolute ? "" : " in percentage points");
+    for (size_t i = 0; i < n; i++) {
+        const top_change_row *row = &c->rows[i];
+        for (size_t p = 0; p < c->n; p++)
+            fprintf(out, "%*s  ", wval, change_text(buf, sizeof buf,
+                                                    row->value[p],
+                                                    c->absolute, false));
+        fprintf(out, "%*s  ", wchg, change_text(buf, sizeof buf, row->change,
+                                               c->absolute, true));
+        fwrite(row->name, 1, row->len, out);
+        fputc('\n', out);
+    }
+    return ferror(out) ? -1 : 0;
+}

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "client/cmd/inout.h"
 #include "client/input/input.h"
 #include "client/input/pcp_events.h"
 #include "client/input/pcp_input.h"
@@ -174,6 +175,7 @@ bool web_sel_parse(const web_profile *p, const web_request *rq,
             return false;
         }
     }
+    sel->countname = inout_count_name(p->o, store_timed(sel->store));
     const char *metric = web_param_get(rq, "metric");
     if (metric && *metric) {
         /* the samples of every metric collected are merged (as `fold`
@@ -409,6 +411,8 @@ void api_info(void *arg, const web_request *rq, web_reply *rp)
               ",\"strings\":%zu,\"memory_bytes\":%zu", si.samples,
               si.max_samples, si.added, si.dropped, si.pruned, si.strings,
               si.bytes);
+    sb_adds(sb, ",\"count\":");
+    json_str(sb, inout_count_name(o, si.timed));
     sb_printf(sb, ",\"allow_runs\":%s", o->allow_runs ? "true" : "false");
     sb_printf(sb, ",\"by_host\":%s", p->by_host ? "true" : "false");
     if (p->h) {
@@ -563,6 +567,7 @@ void api_flame_svg(void *arg, const web_request *rq, web_reply *rp)
     if (!svg_params(p, rq, &svg, &reverse, rp)
         || !web_sel_parse(p, rq, "start", "end", &sel, rp))
         return;
+    svg.countname = sel.countname;
     stacktab *tab = select_into(p, &sel, NULL, NULL, NULL, NULL);
     reply_flame(p, rp, tab, &svg, FT_SINGLE, reverse, "flame.svg");
     stacktab_free(tab);
@@ -590,6 +595,7 @@ void api_diff_svg(void *arg, const web_request *rq, web_reply *rp)
         web_sel_free(&after);
         return;
     }
+    svg.countname = after.countname;
     stacktab *tab = stacktab_new();
     stack_sink sink;
     stack_sink_init(&sink, tab, 0, false);
@@ -671,7 +677,7 @@ void api_speedscope(void *arg, const web_request *rq, web_reply *rp)
     speedscope_timeline tl = { 0 };
     stacktab *tab = select_into(p, &sel, speedscope_timeline_observe, &tl,
                                 NULL, NULL);
-    ss_job j = { tab, &tl, speedscope_unit(p->o->svg.countname) };
+    ss_job j = { tab, &tl, speedscope_unit(sel.countname) };
     rp->content_type = "application/json";
     rp->filename = "profile.speedscope.json";
     reply_write(rp, write_speedscope, &j);
@@ -720,7 +726,7 @@ void api_top(void *arg, const web_request *rq, web_reply *rp)
     stacktab *tab = select_into(p, &sel, NULL, NULL, NULL, NULL);
     top_result *r = top_compute(tab, 0);
     top_sort(r, strcmp(by, "total") == 0);
-    top_job j = { r, limit, p->o->svg.countname, by };
+    top_job j = { r, limit, sel.countname, by };
     rp->content_type = "application/json";
     reply_write(rp, write_top, &j);
     top_free(r);
@@ -771,7 +777,7 @@ static void graph_reply(web_profile *p, const web_request *rq, web_reply *rp,
         return;
     stacktab *tab = select_into(p, &sel, NULL, NULL, NULL, NULL);
     strbuf dot = STRBUF_INIT;
-    callgraph_dot_of(&dot, tab, 0, &co, p->o->svg.countname);
+    callgraph_dot_of(&dot, tab, 0, &co, sel.countname);
     if (!svg) {
         rp->content_type = "text/vnd.graphviz";
         sb_add(&rp->body, dot.buf, dot.len);

@@ -53,6 +53,7 @@ typedef struct web_sel {
     int          rows;           /* heat map rows */
     bool         by_host;        /* by_host=1: the host as the root frame */
     web_store   *store;          /* run=NAME: that run's; else p->store */
+    const char  *countname;      /* "samples", "ns" (inout_count_name) */
 } web_sel;
 
 /* Parse the selection parameters of rq, named with prefix ("" or

@@ -34,6 +34,7 @@ struct collector {
     bool            live, collecting;
     uint64_t        rounds;
     live_gaps       gaps;       /* microseconds, live_window's rule */
+    const pcp_stats *reading;   /* read_pcp's stats, in this thread */
     int64_t         last_ok_us;
     notice          notices[COLLECT_MAX_NOTICES];
     int             nnotices;   /* the last COLLECT_MAX_NOTICES */
@@ -111,6 +112,8 @@ static int on_round(void *arg, int status)
     collector *c = arg;
     int64_t now = wall_ns();
     store_prune(c->store, now);
+    if (c->reading && c->reading->timed)
+        store_mark_timed(c->store);
     pthread_mutex_lock(&c->lock);
     c->rounds++;
     int before = c->gaps.n;
@@ -196,7 +199,11 @@ static void read_pcp(collector *c)
     memset(&st, 0, sizeof st);
     strbuf err = STRBUF_INIT;
     stacktab *tab = live ? NULL : stacktab_new();
+    c->reading = &st;
     int rc = pcp_input_read(&po, &in, "web", tab, &st, &err);
+    c->reading = NULL;
+    if (st.timed)
+        store_mark_timed(c->store);
     stacktab_free(tab);
     if (rc != 0)
         say(c, "%s", err.buf);

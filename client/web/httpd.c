@@ -28,6 +28,7 @@
 #include <sys/socket.h>
 #include <microhttpd.h>
 
+#include "client/render/html.h"
 #include "client/web/assets.h"
 #include "common/xalloc.h"
 
@@ -250,6 +251,9 @@ static const embedded_file *asset_for(const char *path)
         return embedded_find(web_assets, web_assets_count, "index.html");
     if (strncmp(path, "/static/", 8) != 0 || path[8] == '\0')
         return NULL;
+    /* the layout the heat-map page shares (render/html.h) */
+    if (strcmp(path + 8, "flow.js") == 0)
+        return &html_flow_js[0];
     return embedded_find(web_assets, web_assets_count, path + 8);
 }
 

@@ -28,6 +28,7 @@ typedef struct wrun {
     size_t         sent_samples;    /* in the last `run` event */
     int            sent_state;      /* -1: none yet */
     char           error[240];
+    const pcp_stats *reading;       /* follow's stats, in its thread */
 } wrun;
 
 struct web_runs {
@@ -128,6 +129,8 @@ static int on_round(void *arg, int status)
 {
     (void)status;
     wrun *r = arg;
+    if (r->reading && r->reading->timed)
+        store_mark_timed(r->store);
     send_run(r, false);
     return atomic_load(&r->w->stop) ? 1 : 0;
 }
@@ -180,7 +183,11 @@ static void *follow(void *arg)
     pcp_stats st;
     memset(&st, 0, sizeof st);
     strbuf err = STRBUF_INIT;
+    r->reading = &st;
     int rc = pcp_input_read(&po, &in, "web", NULL, &st, &err);
+    r->reading = NULL;
+    if (st.timed)
+        store_mark_timed(r->store);
     if (rc != 0)
         fprintf(stderr, "staprelay web: run %s: %s\n", r->name, err.buf);
     pthread_mutex_lock(&r->w->lock);

@@ -16,6 +16,7 @@ struct web_store {
     int64_t         window_ns;
     uint64_t        added, pruned;
     int64_t         last_ns;      /* newest timed sample ever added */
+    bool            timed;        /* weights are durations (ns) */
     int             nhosts;
     char            hosts[STORE_MAX_HOSTS][64];
 };
@@ -73,6 +74,21 @@ void store_add(web_store *s, const char *stack, size_t len, double weight,
     pthread_mutex_unlock(&s->lock);
 }
 
+void store_mark_timed(web_store *s)
+{
+    pthread_mutex_lock(&s->lock);
+    s->timed = true;
+    pthread_mutex_unlock(&s->lock);
+}
+
+bool store_timed(web_store *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool t = s->timed;
+    pthread_mutex_unlock(&s->lock);
+    return t;
+}
+
 void store_prune(web_store *s, int64_t now_ns)
 {
     if (s->window_ns <= 0)
@@ -116,6 +132,7 @@ void store_get_info(web_store *s, store_info *out)
     out->dropped = lw_dropped(s->w);
     out->pruned = s->pruned;
     out->window_ns = s->window_ns;
+    out->timed = s->timed;
     out->first_ns = out->last_ns = STACK_TIME_UNKNOWN;
     for (size_t i = 0; i < out->samples; i++) {
         const lw_sample *x = lw_get(s->w, i);

@@ -53,6 +53,7 @@ typedef struct store_info {
     int64_t  first_ns, last_ns;  /* of the timed samples held, or
                                   * STACK_TIME_UNKNOWN */
     int64_t  window_ns;      /* 0: everything is kept */
+    bool     timed;          /* store_mark_timed was called */
     int      nhosts;
     char     hosts[STORE_MAX_HOSTS][64];
 } store_info;
@@ -64,6 +65,10 @@ void       store_free(web_store *s);
 void store_add(web_store *s, const char *stack, size_t len, double weight,
                int64_t t_ns, const stack_context *ctx);
 /* Live: drop the samples older than now_ns less the window. */
+/* An input weighs its samples by their duration (off-CPU blocks): the
+ * counts are nanoseconds, not samples (inout_count_name's rule). */
+void store_mark_timed(web_store *s);
+bool store_timed(web_store *s);
 void store_prune(web_store *s, int64_t now_ns);
 void store_get_info(web_store *s, store_info *out);
 

@@ -112,6 +112,7 @@ qa_cleanup() {
         qa_pmcd_stop || [ $rc != 0 ] || rc=1
     fi
     cd / 2>/dev/null
+    qa_ports_release_all
     if [ -n "${QA_KEEP:-}" ]; then
         qa_log "kept $qa_tmp"
         echo "$seq: kept $qa_tmp" >&2
@@ -145,17 +146,49 @@ qa_listeners() {
     done
 }
 
+# A port handed out is reserved until this test ends: a directory
+# QA_PORT_DIR/PORT holding the test's pid (mkdir is atomic), so a second
+# suite on the same machine -- another checkout, or a fresh chroot,
+# which shares this /dev/shm and the loopback -- never picks it in the
+# moment between the choice and the bind.  A reservation whose test has
+# gone is taken over.
+QA_PORT_DIR=${QA_PORT_DIR:-/dev/shm/staprelay-qa-ports}
+[ -d /dev/shm ] && [ -w /dev/shm ] || QA_PORT_DIR=${TMPDIR:-/tmp}/staprelay-qa-ports
+qa_port_reserve() {
+    local d=$QA_PORT_DIR/$1 owner
+    mkdir -p "$QA_PORT_DIR" 2>/dev/null && chmod 1777 "$QA_PORT_DIR" 2>/dev/null
+    if ! mkdir "$d" 2>/dev/null; then
+        owner=$(cat "$d/pid" 2>/dev/null)
+        # held by a live test (or being written this instant): not ours
+        { [ -z "$owner" ] || kill -0 "$owner" 2>/dev/null; } && return 1
+        rm -rf "$d" && mkdir "$d" 2>/dev/null || return 1
+    fi
+    echo $$ > "$d/pid"
+}
+
+qa_ports_release_all() {
+    # every reservation of this test ($$ is the test's shell in the
+    # $(qa_free_port) subshells too)
+    local f
+    for f in "$QA_PORT_DIR"/*/pid; do
+        [ -f "$f" ] && [ "$(cat "$f" 2>/dev/null)" = $$ ] && rm -rf "${f%/pid}"
+    done
+    return 0
+}
+
 qa_free_port() {
-    # A loopback TCP port nobody listens on; pmcd start retries on a race.
+    # A loopback TCP port nobody listens on or holds for a test; pmcd
+    # start retries on a race anyway.  Called as $(qa_free_port), so the
+    # reservation is made here in the subshell, by the test's pid ($$).
     local port i used
     used=$(qa_listeners | sed 's/.*://' | sort -u)
     for i in $(seq 1 50); do
         port=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
         [ "$port" = 44321 ] && continue        # PCP's own pmcd port
-        if ! printf '%s\n' $used | grep -qx "$port"; then
-            echo "$port"
-            return 0
-        fi
+        printf '%s\n' $used | grep -qx "$port" && continue
+        qa_port_reserve "$port" || continue
+        echo "$port"
+        return 0
     done
     return 1
 }

@@ -13,6 +13,13 @@ hold staprelay against it.
   dotnodes             stdin: DOT (pprof's or staprelay's); stdout: the
                        node names (tooltips without the value), sorted
   svgnodes             stdin: Graphviz SVG; the node names, sorted
+  changes MODE TOP...  each TOP file `go tool pprof -top -unit=B` of one
+                       profile; stdout: "name v1 .. vN change" lines,
+                       sorted, of the frames with a flat value anywhere:
+                       MODE abs the flat values, MODE share flat% of
+                       each total (%.2f, as staprelay prints them)
+  schanges             stdin: `staprelay diff --format table --limit 0`;
+                       the same form, then whether its rows are ranked
 """
 import re
 import sys
@@ -127,10 +134,66 @@ def svgnodes():
         print(n)
 
 
+def go_flats(path):
+    flat, total = {}, None
+    with open(path) as f:
+        for line in f:
+            m = re.search(r"% of (\d+)B total", line)
+            if m:
+                total = int(m.group(1))
+            m = re.match(r"^\s*(\d+)B\s+[\d.e+-]+%\s+[\d.e+-]+%\s+\d+B\s+[\d.e+-]+%\s+(.*?)( \(inline\))?$", line)
+            if m:
+                flat[m.group(2)] = flat.get(m.group(2), 0) + int(m.group(1))
+    return flat, total
+
+
+def changes(mode, paths):
+    profiles = [go_flats(p) for p in paths]
+    names = set()
+    for flat, _ in profiles:
+        names.update(n for n, v in flat.items() if v)
+    for n in sorted(names):
+        if mode == "abs":
+            v = [flat.get(n, 0) for flat, _ in profiles]
+            d = v[-1] - v[0]
+            print(n, " ".join(str(x) for x in v), "%+d" % d if d else "0")
+        else:
+            v = [100 * flat.get(n, 0) / total for flat, total in profiles]
+            print(n, " ".join("%.2f" % x for x in v), "%+.2f" % (v[-1] - v[0]))
+
+
+def schanges():
+    rows, ranked, last = [], True, None
+    for line in sys.stdin:
+        f = line.split()
+        if len(f) < 3 or not re.match(r"^[+-]?[\d,.]+%?$", f[0]) or "%" not in line and not re.match(r"^[+-][\d,]+$|^0$", f[-2]):
+            continue
+        vals, name = [], None
+        for i, x in enumerate(f):
+            if not re.match(r"^[+-]?[\d,.]+%?$", x):
+                name = " ".join(f[i:])
+                break
+            vals.append(x.replace(",", "").rstrip("%"))
+        if name is None or len(vals) < 3:
+            continue
+        change = abs(float(vals[-1]))
+        if last is not None and change > last:
+            ranked = False
+        last = change
+        rows.append("%s %s" % (name, " ".join(vals)))
+    for r in sorted(rows):
+        print(r)
+    print("rows ranked by the largest change" if ranked else "rows NOT ranked")
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "raw2folded":
         raw2folded(sys.argv[2])
+    elif cmd == "changes":
+        changes(sys.argv[2], sys.argv[3:])
+    elif cmd == "schanges":
+        schanges()
     else:
         {"traces2folded": traces2folded, "top": top, "stop": stop,
          "dotnodes": dotnodes, "svgnodes": svgnodes}[cmd]()

@@ -83,7 +83,6 @@ function clock(us, ms) {
 	return ms ? t + '.' + pad(Math.floor(us / 1000) % 1000, 3) : t;
 }
 function nsUs(ns) { return Math.floor(Number(ns) / 1000); }
-function fmtn(v) { return String(Math.round(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
 function pct(v, t) { return t > 0 ? (100 * v / t).toFixed(2) + '%' : '-'; }
 
 // ---- heat map grid (client/stack/heatmap.c's arithmetic) --------------------
@@ -143,6 +142,9 @@ function cellColor(v) {
 var LEFT = 58, RIGHT = 70, CH = 4, CHART_H = 64, AXIS_H = 30;
 var ax = { t0: 0, n: 1, cw: 4 };      // first second, seconds shown, px per second
 function live() { return !!(info && info.live); }
+// what the counts are: "samples", or "ns" for blocks weighed by time
+// (the server's count name: /api/info's count)
+function unit() { return (info && info.count) || 'samples'; }
 function winMinutes() { return Math.max(1, +(st.win || (info && info.window_minutes) || 10)); }
 function newestSec() {
 	var l = info && info.last_ns ? Math.floor(nsUs(info.last_ns) / US) : null;
@@ -566,34 +568,7 @@ function diffColor(d, maxd) {
 	if (d < 0) { var k2 = Math.floor(210 * (maxd + d) / maxd); return 'rgb(' + k2 + ',' + k2 + ',255)'; }
 	return 'rgb(255,255,255)';
 }
-function esc(t) { return String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'); }
-function numText(v) { return String(Math.round(v * 1e6) / 1e6); }
-// flamegraph.pl's flow(): the folded lines sorted as Perl sorts them,
-// each frame merged with the line before only (heatmap_html.js's rule)
-function flow(lines, diff) {
-	lines = lines.slice().sort(function (a, b) { return a.key < b.key ? -1 : a.key > b.key ? 1 : 0; });
-	var root = { n: 'all', x: 0, end: 0, dep: 0, d: 0 }, nodes = [root], path = [root], time = 0;
-	function close(k) { while (path.length > k) { var nd = path.pop(); nd.end = time; } }
-	for (var i = 0; i < lines.length; i++) {
-		var fr = lines[i].s.split(';');
-		while (fr.length && fr[fr.length - 1] === '') fr.pop();
-		var k = 1;
-		while (k < path.length && k - 1 < fr.length && path[k].n === fr[k - 1]) k++;
-		close(k);
-		var opened = false;
-		for (var j = k - 1; j < fr.length; j++) {
-			var nd = { n: fr[j], x: time, end: 0, dep: j + 1, d: 0 };
-			nodes.push(nd);
-			path.push(nd);
-			opened = true;
-		}
-		if (diff && opened) path[path.length - 1].d += lines[i].d;
-		time += lines[i].v;
-	}
-	close(1);
-	root.end = time;
-	return nodes;
-}
+// esc, fmtn, numText and flow (the layout) are flow.js's, loaded first.
 // draw frames into an SVG string.  o: {inverted, diff, maxd, zoom: node
 // spec "x,dep", search RegExp, rootName}
 function flameSvg(nodes, o) {
@@ -620,7 +595,7 @@ function flameSvg(nodes, o) {
 		var y = o.inverted ? 4 + f.dep * FH : H - 4 - (f.dep + 1) * FH;
 		var name = f.dep === 0 ? (o.rootName || 'all') : f.n;
 		var shown = name.replace(/_\[[kwij]\]$/, '');
-		var title = shown + ' (' + fmtn(w) + ' samples, ' + (f.dep === 0 ? '100%' : (100 * w / total).toFixed(2) + '%');
+		var title = shown + ' (' + fmtn(w) + ' ' + unit() + ', ' + (f.dep === 0 ? '100%' : (100 * w / total).toFixed(2) + '%');
 		if (o.diff && f.dep > 0) title += '; ' + (f.d > 0 ? '+' : '') + (100 * f.d / total).toFixed(2) + '%';
 		title += ')';
 		var fill = o.diff ? (f.dep === 0 ? 'rgb(255,255,255)' : diffColor(f.d, o.maxd)) : hotColor(f.dep === 0 ? (o.rootName || '') : f.n);
@@ -705,7 +680,7 @@ function render() {
 	}
 	if (st.view === 'flame') {
 		var r = flameSvg(flameNodes(f), { inverted: st.icicle === '1', zoom: st.zoom, search: searchRe() });
-		head.textContent = 'Flame graph of ' + what + ': ' + fmtn(f.total) + ' samples, ' + f.lines.length + ' stacks' + (st.zoom ? ' (zoomed: click the root to reset)' : '');
+		head.textContent = 'Flame graph of ' + what + ': ' + fmtn(f.total) + ' ' + unit() + ', ' + f.lines.length + ' stacks' + (st.zoom ? ' (zoomed: click the root to reset)' : '');
 		body.innerHTML = r.svg;
 		hookFrames(body);
 		showMatched(r);
@@ -735,8 +710,8 @@ function renderDiff(head, body, what) {
 	});
 	var nodes = flow(lines, true);
 	var r = flameSvg(nodes, { inverted: st.icicle === '1', diff: true, maxd: maxd, zoom: st.zoom, search: searchRe() });
-	head.textContent = 'Diff: ' + what + ', ' + fmtn(b.total) + ' samples, against ' + clock(textUs(cur.bw.start), true) + ' to ' + clock(textUs(cur.bw.end), true) +
-		', ' + fmtn(a.total) + ' samples (' + (abs ? 'absolute counts' : a.total !== b.total ? 'normalised: the baseline scaled to this total' : 'equal totals, not scaled') +
+	head.textContent = 'Diff: ' + what + ', ' + fmtn(b.total) + ' ' + unit() + ', against ' + clock(textUs(cur.bw.start), true) + ' to ' + clock(textUs(cur.bw.end), true) +
+		', ' + fmtn(a.total) + ' ' + unit() + ' (' + (abs ? 'absolute counts' : a.total !== b.total ? 'normalised: the baseline scaled to this total' : 'equal totals, not scaled') +
 		'; red: more than the baseline, blue: less)';
 	body.innerHTML = r.svg;
 	hookFrames(body);
@@ -761,7 +736,7 @@ function renderTop(head, body, what, f) {
 		if (key === 'name') return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 		return b[key] - a[key] || (a.name < b.name ? -1 : 1);
 	});
-	head.textContent = 'Top of ' + what + ': ' + rows.length + ' functions, ' + fmtn(f.total) + ' samples (click a column to sort, a name for its sandwich)';
+	head.textContent = 'Top of ' + what + ': ' + rows.length + ' functions, ' + fmtn(f.total) + ' ' + unit() + ' (click a column to sort, a name for its sandwich)';
 	var h = ['<table class="top"><thead><tr>'];
 	[['name', 'function'], ['self', 'self'], ['selfp', 'self %'], ['total', 'total'], ['totalp', 'total %']].forEach(function (c) {
 		var k = c[0] === 'selfp' ? 'self' : c[0] === 'totalp' ? 'total' : c[0];
@@ -798,7 +773,7 @@ function renderSandwich(head, body, f) {
 		st.fn = rows.length ? rows[0].name : '';
 	}
 	var sw = sandwich(f, st.fn);
-	head.textContent = 'Sandwich of ' + st.fn + ': ' + fmtn(sw.total) + ' samples (' + pct(sw.total, f.total) + ' of ' + fmtn(f.total) + '): callers above, callees below';
+	head.textContent = 'Sandwich of ' + st.fn + ': ' + fmtn(sw.total) + ' ' + unit() + ' (' + pct(sw.total, f.total) + ' of ' + fmtn(f.total) + '): callers above, callees below';
 	function nodesOf(lines) {
 		var acc = new Map();
 		lines.forEach(function (l) { acc.set(l.s, (acc.get(l.s) || 0) + l.v); });
