@@ -49,6 +49,7 @@ static void setup(fixture *f)
 static void teardown(fixture *f)
 {
     store_free(f->store);
+    cmd_opts_free(&f->o);
 }
 
 /* Call handler fn with the query "a=1&b=2" (no decoding: the tests'

@@ -232,29 +232,25 @@ static int diff_table_n(cmd_opts *o, int n)
     return rc;
 }
 
-int cmd_diff(int argc, char **argv)
+/* diff, its options parsed (cmd_diff frees them) */
+static int diff_command(cmd_opts *o)
 {
-    cmd_opts o;
-    int rc = cmd_opts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_DIFF
-                                | OPTS_TREE | OPTS_FROM_RUN | OPTS_OUTPUT,
-                            argc, argv, diff_usage);
-    if (rc)
-        return rc == 1 ? 0 : rc;
-    const char *fmt = cmd_opts_format(&o, diff_formats);
+    int rc = 0;
+    const char *fmt = cmd_opts_format(o, diff_formats);
     if (fmt == NULL)
         return 2;
     bool table = strcmp(fmt, "table") == 0;
-    if (table && (o.folded_out || o.elided)) {
+    if (table && (o->folded_out || o->elided)) {
         fprintf(stderr, "staprelay diff: --folded and --elided are the "
                 "flame graph's; --format table ranks frames\nusage: %s\n",
                 diff_usage);
         return 2;
     }
-    int nprof = table ? table_profiles(&o) : 0;
+    int nprof = table ? table_profiles(o) : 0;
     if (nprof)
-        return diff_table_n(&o, nprof);
-    bool pcp = pcp_options_active(&o.pcp);
-    if (o.nstarts > 2 || o.nfinishes > 2 || (!pcp && o.nfiles > 2)) {
+        return diff_table_n(o, nprof);
+    bool pcp = pcp_options_active(&o->pcp);
+    if (o->nstarts > 2 || o->nfinishes > 2 || (!pcp && o->nfiles > 2)) {
         fprintf(stderr, "staprelay diff: %s compares two profiles; "
                 "--format table ranks the frames of more (files, archives "
                 "or one archive's -S/-T windows)\nusage: %s\n",
@@ -262,31 +258,31 @@ int cmd_diff(int argc, char **argv)
                 diff_usage);
         return 2;
     }
-    if (!pcp && (o.nfiles != 2 || o.nstarts > 1 || o.nfinishes > 1)) {
+    if (!pcp && (o->nfiles != 2 || o->nstarts > 1 || o->nfinishes > 1)) {
         fprintf(stderr, "staprelay diff: need two inputs, BEFORE and AFTER%s"
                 "\nusage: %s\n", table ? " (--format table: two or more)"
                 : "", diff_usage);
         return 2;
     }
-    int nsrc = o.pcp.nhosts + o.pcp.narchives + o.nseries;
-    bool windows = o.nstarts == 2 || o.nfinishes == 2;
-    bool live_windows = o.pcp.nhosts == 1 && nsrc == 1 && o.nfinishes == 2
-                        && o.nstarts == 0 && o.nruns == 0;
-    if (o.nruns > 0 && (o.nruns != 2 || nsrc != 1 || o.nfiles != 0
-                        || o.nstarts || o.nfinishes)) {
-        fprintf(stderr, "staprelay diff: %s\nusage: %s\n", o.nruns != 2
+    int nsrc = o->pcp.nhosts + o->pcp.narchives + o->nseries;
+    bool windows = o->nstarts == 2 || o->nfinishes == 2;
+    bool live_windows = o->pcp.nhosts == 1 && nsrc == 1 && o->nfinishes == 2
+                        && o->nstarts == 0 && o->nruns == 0;
+    if (o->nruns > 0 && (o->nruns != 2 || nsrc != 1 || o->nfiles != 0
+                         || o->nstarts || o->nfinishes)) {
+        fprintf(stderr, "staprelay diff: %s\nusage: %s\n", o->nruns != 2
                 ? "the two sides of --run are two runs: --run BEFORE --run "
                   "AFTER"
-                : o.nstarts || o.nfinishes
+                : o->nstarts || o->nfinishes
                 ? "with --run the windows are the runs': -S/-T do not apply"
                 : "--run BEFORE --run AFTER take one -h HOST or one -a "
                   "ARCHIVE, and no files", diff_usage);
         return 2;
     }
-    if (pcp && o.nruns == 0 && !live_windows
-        && (o.nfiles != 0 || (nsrc == 2 && windows)
-                || (nsrc == 1 && (!windows || o.pcp.nhosts
-                                  || o.nstarts == 1 || o.nfinishes == 1))
+    if (pcp && o->nruns == 0 && !live_windows
+        && (o->nfiles != 0 || (nsrc == 2 && windows)
+                || (nsrc == 1 && (!windows || o->pcp.nhosts
+                                  || o->nstarts == 1 || o->nfinishes == 1))
                 || nsrc > 2)) {
         fprintf(stderr, "staprelay diff: the two sides are two hosts (-h), "
                 "two archives (-a), two --series queries, two -S/-T windows "
@@ -296,61 +292,62 @@ int cmd_diff(int argc, char **argv)
                 "usage: %s\n", diff_usage);
         return 2;
     }
-    const char *side_name[2] = { o.nfiles ? o.files[0] : NULL,
-                                 o.nfiles > 1 ? o.files[1] : NULL };
+    const char *side_name[2] = { o->nfiles ? o->files[0] : NULL,
+                                 o->nfiles > 1 ? o->files[1] : NULL };
     char run_side[2][300], subtitle[600], subtitle_note[900];
     stacktab *tab = stacktab_new();
     if (!pcp) {
-        rc = inout_read_inputs(&o, o.files, 1, 0, tab);
+        rc = inout_read_inputs(o, o->files, 1, 0, tab);
         if (rc == 0)
-            rc = inout_read_inputs(&o, o.files + 1, 1, 1, tab);
-    } else if (o.nruns == 2) {
+            rc = inout_read_inputs(o, o->files + 1, 1, 1, tab);
+    } else if (o->nruns == 2) {
         for (int side = 0; side < 2 && rc == 0; side++) {
-            pcp_options po = o.pcp;
-            po.run = o.runs[side];
-            rc = inout_read_pcp(&o, &po, side, tab);
+            pcp_options po = o->pcp;
+            po.run = o->runs[side];
+            rc = inout_read_pcp(o, &po, side, tab);
         }
-        snprintf(run_side[0], sizeof run_side[0], "run %s", o.runs[0]);
-        snprintf(run_side[1], sizeof run_side[1], "run %s", o.runs[1]);
+        snprintf(run_side[0], sizeof run_side[0], "run %s", o->runs[0]);
+        snprintf(run_side[1], sizeof run_side[1], "run %s", o->runs[1]);
         side_name[0] = run_side[0];
         side_name[1] = run_side[1];
-        if (o.svg.subtitle == NULL) {
+        if (o->svg.subtitle == NULL) {
             snprintf(subtitle, sizeof subtitle, "run %s vs run %s",
-                     o.runs[0], o.runs[1]);
-            o.svg.subtitle = subtitle;
+                     o->runs[0], o->runs[1]);
+            o->svg.subtitle = subtitle;
         }
     } else if (live_windows) {
-        if (o.nfiles != 0) {
+        if (o->nfiles != 0) {
             fprintf(stderr, "staprelay diff: -h HOST -T BEFORE -T AFTER takes "
                     "no files\nusage: %s\n", diff_usage);
             rc = 2;
         } else {
-            rc = read_live_windows(&o, tab);
+            rc = read_live_windows(o, tab);
         }
         side_name[0] = "the BEFORE window";
         side_name[1] = "the AFTER window";
-    } else if (o.nseries == 2) {
+    } else if (o->nseries == 2) {
         for (int side = 0; side < 2 && rc == 0; side++) {
-            pcp_options po = o.pcp;
-            po.series = o.series[side];
-            rc = inout_read_pcp(&o, &po, side, tab);
+            pcp_options po = o->pcp;
+            po.series = o->series[side];
+            rc = inout_read_pcp(o, &po, side, tab);
         }
-        side_name[0] = o.series[0];
-        side_name[1] = o.series[1];
+        side_name[0] = o->series[0];
+        side_name[1] = o->series[1];
     } else if (nsrc == 2) {
-        pcp_options po = o.pcp;
+        pcp_options po = o->pcp;
         po.col_per_source = true;     /* both sides collected together */
-        rc = inout_read_pcp(&o, &po, 0, tab);
-        const char *const *src = o.pcp.nhosts ? o.pcp.hosts : o.pcp.archives;
+        rc = inout_read_pcp(o, &po, 0, tab);
+        const char *const *src = o->pcp.nhosts ? o->pcp.hosts : o->pcp.archives;
         side_name[0] = src[0];
         side_name[1] = src[1];
     } else {
         for (int side = 0; side < 2 && rc == 0; side++) {
-            pcp_options po = o.pcp;
-            po.start = o.nstarts ? o.starts[o.nstarts == 2 ? side : 0] : NULL;
-            po.finish = o.nfinishes ? o.finishes[o.nfinishes == 2 ? side : 0]
-                                    : NULL;
-            rc = inout_read_pcp(&o, &po, side, tab);
+            pcp_options po = o->pcp;
+            po.start = o->nstarts ? o->starts[o->nstarts == 2 ? side : 0]
+                                  : NULL;
+            po.finish = o->nfinishes
+                        ? o->finishes[o->nfinishes == 2 ? side : 0] : NULL;
+            rc = inout_read_pcp(o, &po, side, tab);
         }
         side_name[0] = "the BEFORE window";
         side_name[1] = "the AFTER window";
@@ -370,53 +367,67 @@ int cmd_diff(int argc, char **argv)
             p.col[i] = i;
             p.label[i] = side_name[i];
         }
-        rc = write_table(&o, &p);
+        rc = write_table(o, &p);
         profiles_free(&p, false);
         stacktab_free(tab);
         return rc;
     }
     /* shares, not window lengths, unless --absolute: one rule, the
      * heat-map page's too (stacktab.h) */
-    bool scaled = rc == 0 && !o.absolute && stacktab_normalize(tab);
-    if (rc == 0 && o.elided && o.folded_out && folded_count_elided(tab) == 0) {
+    bool scaled = rc == 0 && !o->absolute && stacktab_normalize(tab);
+    if (rc == 0 && o->elided && o->folded_out
+        && folded_count_elided(tab) == 0) {
         fprintf(stderr, "staprelay diff: no stacks to show (every stack is "
                 "on both sides)\n");
         rc = 2;
     }
     if (rc == 0) {
-        FILE *out = inout_open_output(&o, o.folded_out ? "diff.folded"
+        FILE *out = inout_open_output(o, o->folded_out ? "diff.folded"
                                                      : "diff.svg");
         if (out == NULL) {
             rc = 1;
-        } else if (o.folded_out) {
-            folded_write_where(out, tab, true, o.elided);
-            rc = inout_close_output(&o, out);
+        } else if (o->folded_out) {
+            folded_write_where(out, tab, true, o->elided);
+            rc = inout_close_output(o, out);
         } else {
             ft_options fo = {
-                .mode = o.elided ? FT_ELIDED : FT_DIFF,
-                .reverse = o.reverse,
-                .sort_weight = o.sort_weight,
+                .mode = o->elided ? FT_ELIDED : FT_DIFF,
+                .reverse = o->reverse,
+                .sort_weight = o->sort_weight,
             };
-            if (o.svg.title == NULL)
-                o.svg.title = o.elided ? "Elided Frames (one side only)"
-                                       : "Differential Flame Graph";
+            if (o->svg.title == NULL)
+                o->svg.title = o->elided ? "Elided Frames (one side only)"
+                                         : "Differential Flame Graph";
             flamesvg_diff_note(subtitle_note, sizeof subtitle_note,
-                               o.svg.subtitle, o.svg.countname, scaled,
-                               o.absolute, t0, t1);
-            o.svg.subtitle = subtitle_note;
-            flamesvg_tree_options(&o.svg, &fo);
+                               o->svg.subtitle, o->svg.countname, scaled,
+                               o->absolute, t0, t1);
+            o->svg.subtitle = subtitle_note;
+            flamesvg_tree_options(&o->svg, &fo);
             flametree *t = flametree_build(tab, &fo);
             if (flametree_total(t) <= 0) {
                 fprintf(stderr, "staprelay diff: no stacks to show%s\n",
-                        o.elided ? " (every stack is on both sides)" : "");
+                        o->elided ? " (every stack is on both sides)" : "");
                 rc = 2;
             } else {
-                rc = inout_write_flame(&o, out, t);
+                rc = inout_write_flame(o, out, t);
             }
             flametree_free(t);
-            rc = inout_end_output(&o, out, rc);
+            rc = inout_end_output(o, out, rc);
         }
     }
     stacktab_free(tab);
+    return rc;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+    cmd_opts o;
+    int rc = cmd_opts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_DIFF
+                                | OPTS_TREE | OPTS_FROM_RUN | OPTS_OUTPUT,
+                            argc, argv, diff_usage);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    rc = diff_command(&o);
+    cmd_opts_free(&o);
     return rc;
 }

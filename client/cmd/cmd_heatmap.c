@@ -217,30 +217,25 @@ static void describe(strbuf *sb, const cmd_opts *o, const heatmap *h,
 
 static const char *const heatmap_formats[] = { "html", "svg", "json", NULL };
 
-int cmd_heatmap(int argc, char **argv)
+/* heatmap, its options parsed (cmd_heatmap frees them) */
+static int heatmap_command(cmd_opts *o, const char *fmt)
 {
-    cmd_opts o;
-    const char *fmt;
-    int rc;
-    if (!cmd_opts_start(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_FROM_RUN
-                        | OPTS_OUTPUT | OPTS_HEATMAP,
-                        argc, argv, heatmap_usage, heatmap_formats, &fmt, &rc))
-        return rc;
+    int rc = 0;
     pcp_run run;
     memset(&run, 0, sizeof run);
-    o.pcp.run_info = o.pcp.run ? &run : NULL;
-    heatmap *h = heatmap_new(o.keep_idle);
+    o->pcp.run_info = o->pcp.run ? &run : NULL;
+    heatmap *h = heatmap_new(o->keep_idle);
     collect_ctx ctx = { h, NULL };
-    o.pcp.counter = PCP_COUNTER_SUBSECOND;   /* no records: the histogram */
-    if (pcp_options_active(&o.pcp)) {
-        cmd_opts po = o;
+    o->pcp.counter = PCP_COUNTER_SUBSECOND;   /* no records: the histogram */
+    if (pcp_options_active(&o->pcp)) {
+        cmd_opts po = *o;
         po.in.on_sample = observe;
         po.in.on_sample_arg = &ctx;
         /* a cell is how many blocks, not their time, unless --weight time */
-        if (o.pcp.weigh == PCP_WEIGH_DEFAULT)
-            o.pcp.weigh = PCP_WEIGH_EVENTS;
-        rc = inout_read_pcp(&po, &o.pcp, 0, h->tab);
-        o.svg.countname = po.svg.countname;
+        if (o->pcp.weigh == PCP_WEIGH_DEFAULT)
+            o->pcp.weigh = PCP_WEIGH_EVENTS;
+        rc = inout_read_pcp(&po, &o->pcp, 0, h->tab);
+        o->svg.countname = po.svg.countname;
     }
     /* the histogram's 20 ms buckets fill whole rows only when the rows are
      * 20 ms or a multiple */
@@ -248,20 +243,20 @@ int cmd_heatmap(int argc, char **argv)
                                    strlen(PCP_SUBSECOND_STACK)) != NULL;
     if (histogram)
         h->out_of_order = 0;    /* cells, not samples: no order to keep */
-    if (rc == 0 && histogram && SUBSECOND_ROWS % o.rows != 0) {
+    if (rc == 0 && histogram && SUBSECOND_ROWS % o->rows != 0) {
         fprintf(stderr, "staprelay heatmap: the subsecond histogram has %d "
                 "rows of 20 ms: --rows must divide %d\n", SUBSECOND_ROWS,
                 SUBSECOND_ROWS);
         rc = 2;
     }
-    if (rc == 0 && (o.nfiles > 0 || !pcp_options_active(&o.pcp))) {
-        if (o.nfiles == 0)
-            rc = read_perf("heatmap", "-", &o.in, &ctx);
-        for (int i = 0; rc == 0 && i < o.nfiles; i++)
-            rc = read_perf("heatmap", o.files[i], &o.in, &ctx);
+    if (rc == 0 && (o->nfiles > 0 || !pcp_options_active(&o->pcp))) {
+        if (o->nfiles == 0)
+            rc = read_perf("heatmap", "-", &o->in, &ctx);
+        for (int i = 0; rc == 0 && i < o->nfiles; i++)
+            rc = read_perf("heatmap", o->files[i], &o->in, &ctx);
     }
     strbuf err = STRBUF_INIT;
-    if (rc == 0 && heatmap_grid(h, o.rows, &err) < 0) {
+    if (rc == 0 && heatmap_grid(h, o->rows, &err) < 0) {
         fprintf(stderr, "staprelay heatmap: %s\n", err.buf);
         rc = 2;
     }
@@ -273,7 +268,7 @@ int cmd_heatmap(int argc, char **argv)
             fprintf(stderr, "staprelay heatmap: %.*s\n", (int)(nl - p), p);
         }
         sb_free(&w);
-        FILE *out = inout_open_output(&o, strcmp(fmt, "json") == 0
+        FILE *out = inout_open_output(o, strcmp(fmt, "json") == 0
                                         ? "heatmap.json"
                                         : strcmp(fmt, "svg") == 0
                                         ? "heatmap.svg" : "heatmap.html");
@@ -281,8 +276,8 @@ int cmd_heatmap(int argc, char **argv)
             rc = 1;
         } else {
             strbuf src = STRBUF_INIT;
-            describe(&src, &o, h, &run);
-            heatmap_page ho = { o.svg.title, src.buf, o.enhance, &o.svg };
+            describe(&src, o, h, &run);
+            heatmap_page ho = { o->svg.title, src.buf, o->enhance, &o->svg };
             if (strcmp(fmt, "json") == 0)
                 heatmap_write_json(out, h);
             else if (strcmp(fmt, "svg") == 0)
@@ -290,11 +285,25 @@ int cmd_heatmap(int argc, char **argv)
             else
                 heatmap_write_html(out, h, &ho);
             sb_free(&src);
-            rc = inout_close_output(&o, out);
+            rc = inout_close_output(o, out);
         }
     }
     sb_free(&err);
     heatmap_free(h);
     pcp_run_free(&run);
+    return rc;
+}
+
+int cmd_heatmap(int argc, char **argv)
+{
+    cmd_opts o;
+    const char *fmt;
+    int rc;
+    if (!cmd_opts_start(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_FROM_RUN
+                        | OPTS_OUTPUT | OPTS_HEATMAP,
+                        argc, argv, heatmap_usage, heatmap_formats, &fmt, &rc))
+        return rc;
+    rc = heatmap_command(&o, fmt);
+    cmd_opts_free(&o);
     return rc;
 }

@@ -36,6 +36,8 @@ int cmd_list(int argc, char **argv)
 {
     cmd_opts o;
     int rc = cmd_opts_parse(&o, 0, argc, argv, list_usage);
+    if (rc == 0)
+        cmd_opts_free(&o);      /* o.nfiles is all list looks at */
     if (rc == 0 && o.nfiles > 0)
         rc = cmd_opts_error(&o, list_usage, "takes no arguments");
     if (rc)

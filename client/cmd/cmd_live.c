@@ -403,56 +403,52 @@ static int on_round(void *arg, int status)
     return 0;
 }
 
-int cmd_live(int argc, char **argv)
+/* live, its options parsed (cmd_live frees them) */
+static int live_command(cmd_opts *o)
 {
-    cmd_opts o;
-    int rc = cmd_opts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_TREE
-                                | OPTS_OUTPUT | OPTS_HEATMAP | OPTS_LIVE,
-                            argc, argv, live_usage);
-    if (rc)
-        return rc == 1 ? 0 : rc;
-    live_ctx c = { .dir = o.live_dir, .window_min = o.window_min,
-                   .flame_s = o.flame_s, .rows = o.rows,
-                   .enhance = o.enhance, .keep_idle = o.keep_idle,
-                   .want_html = o.want_html, .want_svg = o.want_svg,
+    int rc = 0;
+    live_ctx c = { .dir = o->live_dir, .window_min = o->window_min,
+                   .flame_s = o->flame_s, .rows = o->rows,
+                   .enhance = o->enhance, .keep_idle = o->keep_idle,
+                   .want_html = o->want_html, .want_svg = o->want_svg,
                    .grid_err = STRBUF_INIT, .gaptext = STRBUF_INIT };
     const char *why = NULL;
     if (c.dir == NULL)
         why = "--dir DIR is required";
-    else if (o.pcp.narchives > 0 || o.pcp.nhosts == 0)
+    else if (o->pcp.narchives > 0 || o->pcp.nhosts == 0)
         why = "live needs a live source: -h HOST[:PORT] (archives: use "
               "staprelay heatmap/flame -a)";
-    else if (o.pcp.nhosts > 1)
+    else if (o->pcp.nhosts > 1)
         why = "live watches one host (-h once)";
-    else if (o.nfiles > 0)
+    else if (o->nfiles > 0)
         why = "live reads no files, only the event metric";
-    else if (o.output)
+    else if (o->output)
         why = "-o does not apply: the files go to --dir";
-    else if (o.svg.flamechart)
+    else if (o->svg.flamechart)
         why = "--flamechart does not apply";
     if (why)
-        return cmd_opts_error(&o, live_usage, "%s", why);
+        return cmd_opts_error(o, live_usage, "%s", why);
     struct stat sbuf;
     if (stat(c.dir, &sbuf) < 0 || !S_ISDIR(sbuf.st_mode)) {
         fprintf(stderr, "staprelay live: %s: %s\n", c.dir,
                 stat(c.dir, &sbuf) < 0 ? strerror(errno) : "not a directory");
         return 1;
     }
-    if (o.pcp.interval == NULL)
-        o.pcp.interval = "5";
+    if (o->pcp.interval == NULL)
+        o->pcp.interval = "5";
     struct timeval itv;
     char *msg = NULL;
-    if (pmParseInterval(o.pcp.interval, &itv, &msg) >= 0)
+    if (pmParseInterval(o->pcp.interval, &itv, &msg) >= 0)
         c.interval = itv.tv_sec + itv.tv_usec / 1e6;
     free(msg);
-    c.o = &o;
-    c.metric = o.pcp.metrics[0];
-    c.host = o.pcp.hosts[0];
-    c.w = lw_new((size_t)o.max_samples);
+    c.o = o;
+    c.metric = o->pcp.metrics[0];
+    c.host = o->pcp.hosts[0];
+    c.w = lw_new((size_t)o->max_samples);
     c.now_us = c.last_ok_us = wall_us();
-    o.pcp.on_stack = on_stack;
-    o.pcp.on_round = on_round;
-    o.pcp.hook_arg = &c;
+    o->pcp.on_stack = on_stack;
+    o->pcp.on_round = on_round;
+    o->pcp.hook_arg = &c;
 
     c.tty = isatty(STDERR_FILENO);
     fprintf(stderr, "staprelay live: writing %s/index.html (%s%sflame.svg) "
@@ -464,7 +460,7 @@ int cmd_live(int argc, char **argv)
     memset(&st, 0, sizeof st);
     c.st = &st;
     strbuf err = STRBUF_INIT;
-    rc = pcp_input_read(&o.pcp, &o.in, "live", NULL, &st, &err);
+    rc = pcp_input_read(&o->pcp, &o->in, "live", NULL, &st, &err);
     if (c.tty)
         fputs("\r\033[K", stderr);
     if (c.generation > 0)
@@ -490,5 +486,18 @@ int cmd_live(int argc, char **argv)
     sb_free(&c.grid_err);
     sb_free(&c.gaptext);
     lw_free(c.w);
+    return rc;
+}
+
+int cmd_live(int argc, char **argv)
+{
+    cmd_opts o;
+    int rc = cmd_opts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_TREE
+                                | OPTS_OUTPUT | OPTS_HEATMAP | OPTS_LIVE,
+                            argc, argv, live_usage);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    rc = live_command(&o);
+    cmd_opts_free(&o);
     return rc;
 }

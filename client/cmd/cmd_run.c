@@ -28,7 +28,8 @@ int cmd_run(int argc, char **argv)
     int rc = cmd_opts_parse(&opts, OPTS_SCRIPT, argc, argv, run_usage);
     if (rc)
         return rc == 1 ? 0 : RUN_EXIT_USAGE;
-    const run_opts o = opts.script;
+    const run_opts o = opts.script;     /* all run keeps of its options */
+    cmd_opts_free(&opts);
     run_catalog c;
     rc = run_catalog_load_bundled(&c, "run");
     if (rc)

@@ -56,27 +56,23 @@ static double interval_seconds(const cmd_opts *o)
     return s > 0 ? s : 1;
 }
 
-int cmd_web(int argc, char **argv)
+/* web, its options parsed (cmd_web frees them) */
+static int web_command(cmd_opts *o)
 {
-    cmd_opts o;
-    int rc = cmd_opts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_FROM_RUN
-                            | OPTS_SVG | OPTS_TREE | OPTS_HEATMAP | OPTS_WEB,
-                            argc, argv, web_usage);
-    if (rc != 0)
-        return rc == 1 ? 0 : rc;
-    if (o.output_dir)
-        return cmd_opts_error(&o, web_usage, "--output-dir: web writes no "
+    int rc = 0;
+    if (o->output_dir)
+        return cmd_opts_error(o, web_usage, "--output-dir: web writes no "
                               "files (its page has the downloads)");
-    if (o.svg.cp)
-        return cmd_opts_error(&o, web_usage, "--cp: web writes no "
+    if (o->svg.cp)
+        return cmd_opts_error(o, web_usage, "--cp: web writes no "
                               "palette.map (the page keeps colours by name)");
-    if (o.svg.flamechart)
-        return cmd_opts_error(&o, web_usage, "--flamechart: not in web");
-    if (o.nfiles == 0 && !pcp_options_active(&o.pcp))
-        return cmd_opts_error(&o, web_usage, "nothing to show: give -h, -a, "
+    if (o->svg.flamechart)
+        return cmd_opts_error(o, web_usage, "--flamechart: not in web");
+    if (o->nfiles == 0 && !pcp_options_active(&o->pcp))
+        return cmd_opts_error(o, web_usage, "nothing to show: give -h, -a, "
                               "--series or files");
     strbuf err = STRBUF_INIT;
-    if (flamesvg_prepare(&o.svg, &err) < 0) {      /* --nameattr, once */
+    if (flamesvg_prepare(&o->svg, &err) < 0) {      /* --nameattr, once */
         fprintf(stderr, "staprelay web: %s\n", err.buf);
         sb_free(&err);
         return 1;
@@ -92,12 +88,11 @@ int cmd_web(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &stops, &old);
     signal(SIGPIPE, SIG_IGN);    /* a vanished browser is an EPIPE */
 
-    bool live = o.pcp.nhosts > 0;
-    web_store *store = store_new((size_t)o.max_samples,
-                                 live ? o.window_min * 60 * 1000000000LL : 0);
-    httpd *h = httpd_new(o.listen, &err);
+    bool live = o->pcp.nhosts > 0;
+    web_store *store = store_new((size_t)o->max_samples,
+                                 live ? o->window_min * 60 * 1000000000LL : 0);
+    httpd *h = httpd_new(o->listen, &err);
     collector *coll = NULL;
-    rc = 0;
     if (h == NULL) {
         fprintf(stderr, "staprelay web: %s\n", err.buf);
         rc = 1;
@@ -105,13 +100,13 @@ int cmd_web(int argc, char **argv)
     /* --by-host is by_host's default: the store keeps stacks without
      * the host frame (each sample keeps its host), so by_host=0 can
      * still show them merged */
-    web_runs *runs = web_runs_new(&o, h);
-    web_profile prof = { &o, store, NULL, h, o.pcp.by_host, runs };
-    o.pcp.by_host = false;
+    web_runs *runs = web_runs_new(o, h);
+    web_profile prof = { o, store, NULL, h, o->pcp.by_host, runs };
+    o->pcp.by_host = false;
     web_metrics *metrics = NULL;
     if (rc == 0) {
-        metrics = web_metrics_new(&o.pcp, interval_seconds(&o), o.window_min,
-                                  o.allow_runs, &err);
+        metrics = web_metrics_new(&o->pcp, interval_seconds(o), o->window_min,
+                                  o->allow_runs, &err);
         if (metrics == NULL) {
             fprintf(stderr, "staprelay web: %s\n", err.buf);
             rc = 1;
@@ -126,7 +121,7 @@ int cmd_web(int argc, char **argv)
         }
     }
     if (rc == 0) {
-        coll = collect_start(&o, store, h, &err);
+        coll = collect_start(o, store, h, &err);
         if (coll == NULL) {
             fprintf(stderr, "staprelay web: %s\n", err.buf);
             rc = 1;
@@ -146,8 +141,21 @@ int cmd_web(int argc, char **argv)
     httpd_free(h);                /* clients ended, threads joined */
     web_metrics_free(metrics);    /* its fetch thread joined */
     store_free(store);
-    flamesvg_finish(&o.svg, &err);
+    flamesvg_finish(&o->svg, &err);
     sb_free(&err);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
+int cmd_web(int argc, char **argv)
+{
+    cmd_opts o;
+    int rc = cmd_opts_parse(&o, OPTS_INPUT | OPTS_PCP | OPTS_FROM_RUN
+                            | OPTS_SVG | OPTS_TREE | OPTS_HEATMAP | OPTS_WEB,
+                            argc, argv, web_usage);
+    if (rc != 0)
+        return rc == 1 ? 0 : rc;
+    rc = web_command(&o);
+    cmd_opts_free(&o);
     return rc;
 }

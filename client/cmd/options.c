@@ -1,9 +1,18 @@
-/* options: the one command-line parser (see options.h). */
+/* options: the one command-line parser (see options.h).  Each option is
+ * a row of one table: its spelling, group and help line, and how it is
+ * taken -- a kind (flag, string, bounded number, list, ...) and the
+ * cmd_opts field it fills, as git's parse-options rows do.  The generic
+ * parser takes every row by its kind; the few options with a rule of
+ * their own (a choice of words, a check of another option, several
+ * fields set) name a callback, a small function saying what it does. */
 #include "client/cmd/options.h"
 
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,245 +23,110 @@
 #include "common/duration.h"
 #include "common/script_opts.h"
 
-enum {
-    O_INPUT_FORMAT = 256, O_PID, O_TID, O_KERNEL, O_JIT, O_ALL, O_ADDRS,
-    O_NO_COMM, O_NO_MARKS, O_PERIOD,
-    O_CP, O_FACTOR, O_BGCOLORS, O_NAMEATTR, O_ENCODING,
-    O_TITLE, O_SUBTITLE, O_COUNTNAME, O_NAMETYPE, O_WIDTH, O_HEIGHT,
-    O_FONTSIZE, O_FONTTYPE, O_FONTWIDTH, O_MINWIDTH, O_COLORS, O_HASH,
-    O_REVERSE, O_INVERTED, O_FLAMECHART, O_SORT, O_FORMAT, O_NOTES,
-    O_NORMALIZE, O_ABSOLUTE, O_STRIP_HEX, O_NEGATE, O_ELIDED, O_FOLDED, O_LIMIT, O_BY,
-    O_HELP, O_OUTPUT, O_HOST, O_ARCHIVE, O_INTERVAL, O_START, O_FINISH,
-    O_METRIC, O_BY_HOST, O_WEIGHT, O_SERIES, O_PMPROXY, O_WAIT, O_RUN, O_OUTPUT_DIR, O_LABEL,
-    O_ROWS, O_ENHANCE, O_KEEP_IDLE,
-    O_LIVE_DIR, O_WINDOW_MINUTES, O_FLAME_SECONDS, O_MAX_SAMPLES,
-    O_HEATMAP_KIND, O_LISTEN, O_ALLOW_RUNS,
-    O_DURATION, O_SCRIPT_NAME, O_HZ, O_SCRIPT_PID, O_CMD, O_KERNEL_ONLY,
-    O_USER_ONLY, O_SCRIPT_DIR, O_BACKEND, O_REPLAY, O_SAVE,
-    O_SAMPLE_INDEX, O_SAMPLE_TIMES, O_NODECOUNT, O_NODEFRACTION,
-    O_EDGEFRACTION,
-    O_FOCUS, O_IGNORE, O_HIDE, O_SHOW, O_ONLY_PID, O_ONLY_TID, O_ONLY_COMM,
-    O_ONLY_HOST,
-};
+/* ---- the rows ---------------------------------------------------------------- */
+
+/* How the parser takes a row's argument into its target.  A value's
+ * error names the option as the user can spell it shortest: -h, -S,
+ * else --name. */
+typedef enum opt_kind {
+    K_HELP,      /* --help: print the command's options, return 1 */
+    K_FLAG,      /* bool: true */
+    K_STRING,    /* const char *: the argument */
+    K_NONEMPTY,  /* const char *: the argument, "" refused ("--X needs
+                  * NEED") */
+    K_LONG,      /* long in [lo, hi] ("--X takes LO to HI: V") */
+    K_INT,       /* int in [lo, hi], the same */
+    K_DOUBLE,    /* double from min up to 1e7 ("bad --X: V") */
+    K_FRACTION,  /* double from 0 to 1 ("--X takes a fraction from 0 to
+                  * 1: V") */
+    K_APPEND,    /* one more of a const char *[] whose int count is at
+                  * count ("too many -X: V") */
+    K_SIDE,      /* the same, once; for the commands taking OPTS_DIFF
+                  * as many as the array holds (BEFORE and AFTER, or
+                  * diff --format table's profiles) ("-X given twice:
+                  * V"); "" refused when need says what it lacks */
+    K_CALL,      /* the row's callback takes it */
+} opt_kind;
+
+/* One parse: what the callbacks need besides the row and the argument. */
+typedef struct parse_state {
+    cmd_opts   *o;
+    const char *usage;
+    int         groups;
+} parse_state;
+
+typedef struct opt_def opt_def;
+/* A callback: 0, or 2 after a usage error (cmd_opts_error). */
+typedef int opt_fn(parse_state *ps, const opt_def *d, const char *arg);
 
 /* Every option of every command.  A long name or a short letter may
  * stand in two groups that no command accepts together (--pid, --name,
- * --dir, -T, -n). */
-typedef struct opt_def {
-    const char *name;
-    int         has_arg;     /* no_argument / required_argument */
-    int         letter;      /* short option, or 0 */
-    int         id;
-    int         group;       /* OPTS_*; 0: every command */
-    const char *arg;         /* the argument's name in --help, or "" */
-    const char *help;        /* one line for --help */
-} opt_def;
-
-static const opt_def options[] = {
-    { "help", no_argument, 0, O_HELP, 0,
-      "", "print this command's options and exit" },
-    { "output", required_argument, 'o', O_OUTPUT, OPTS_OUTPUT,
-      "FILE", "write to FILE (default: standard output)" },
-    { "format", required_argument, 0, O_FORMAT, OPTS_OUTPUT,
-      "FMT", "output format (the command's usage names them)" },
-    { "input-format", required_argument, 0, O_INPUT_FORMAT, OPTS_INPUT,
-      "FMT", "folded, perf, stap or auto (default: guess)" },
-    { "pid", no_argument, 0, O_PID, OPTS_INPUT,
-      "", "root frame comm-PID" },
-    { "tid", no_argument, 0, O_TID, OPTS_INPUT,
-      "", "root frame comm-PID/TID" },
-    { "kernel", no_argument, 0, O_KERNEL, OPTS_INPUT,
-      "", "mark kernel frames _[k] (the default; with --no-marks: this mark only)" },
-    { "jit", no_argument, 0, O_JIT, OPTS_INPUT,
-      "", "mark JIT frames _[j] (the default; with --no-marks: this mark only)" },
-    { "all", no_argument, 0, O_ALL, OPTS_INPUT,
-      "", "both marks (the default; with --no-marks: both)" },
-    { "addrs", no_argument, 0, O_ADDRS, OPTS_INPUT,
-      "", "perf: unknown frames show their address" },
-    { "no-comm", no_argument, 0, O_NO_COMM, OPTS_INPUT,
-      "", "no process (command) root frame" },
-    { "no-marks", no_argument, 0, O_NO_MARKS, OPTS_INPUT,
-      "", "no _[k] / _[j] marks (stackcollapse-perf.pl's frames)" },
-    { "period", no_argument, 0, O_PERIOD, OPTS_INPUT,
-      "", "perf: weigh samples by their period (named in ns or the event)" },
-    { "sample-index", required_argument, 0, O_SAMPLE_INDEX, OPTS_INPUT,
-      "NAME|N", "pprof input: the sample type drawn (default: pprof's)" },
-    { "sample-times", no_argument, 0, O_SAMPLE_TIMES, OPTS_OUTPUT,
-      "", "--format pprof: keep each sample's time" },
-    /* pprof's filters (stack/stackfilter.h, the one rule); --pid and
-     * --tid are taken (root frames), hence --only-pid and its kin */
-    { "focus", required_argument, 0, O_FOCUS, OPTS_FILTER,
-      "RE", "keep only samples with a frame matching RE (POSIX extended)" },
-    { "ignore", required_argument, 0, O_IGNORE, OPTS_FILTER,
-      "RE", "drop samples with a frame matching RE" },
-    { "hide", required_argument, 0, O_HIDE, OPTS_FILTER,
-      "RE", "remove frames matching RE from every stack" },
-    { "show", required_argument, 0, O_SHOW, OPTS_FILTER,
-      "RE", "keep only frames matching RE" },
-    { "only-pid", required_argument, 0, O_ONLY_PID, OPTS_FILTER,
-      "PID", "keep only samples of process PID (repeatable)" },
-    { "only-tid", required_argument, 0, O_ONLY_TID, OPTS_FILTER,
-      "TID", "keep only samples of thread TID (repeatable)" },
-    { "only-comm", required_argument, 0, O_ONLY_COMM, OPTS_FILTER,
-      "NAME", "keep only samples of command NAME (repeatable)" },
-    { "only-host", required_argument, 0, O_ONLY_HOST, OPTS_FILTER,
-      "HOST", "keep only samples from HOST (repeatable; PCP inputs)" },
-    { "title", required_argument, 0, O_TITLE, OPTS_SVG,
-      "TEXT", "title (default: Flame Graph)" },
-    { "subtitle", required_argument, 0, O_SUBTITLE, OPTS_SVG,
-      "TEXT", "second title line" },
-    { "countname", required_argument, 0, O_COUNTNAME, OPTS_SVG,
-      "NAME", "what the counts are (default: samples)" },
-    { "nametype", required_argument, 0, O_NAMETYPE, OPTS_SVG,
-      "TEXT", "label of a frame in the details line (default: Function:)" },
-    { "width", required_argument, 0, O_WIDTH, OPTS_SVG,
-      "PX", "image width (default 1200)" },
-    { "height", required_argument, 0, O_HEIGHT, OPTS_SVG,
-      "PX", "frame height (default 16)" },
-    { "fontsize", required_argument, 0, O_FONTSIZE, OPTS_SVG,
-      "N", "font size (default 12)" },
-    { "fonttype", required_argument, 0, O_FONTTYPE, OPTS_SVG,
-      "FONT", "font family (default Verdana)" },
-    { "fontwidth", required_argument, 0, O_FONTWIDTH, OPTS_SVG,
-      "N", "average character width relative to the font size (0.59)" },
-    { "minwidth", required_argument, 0, O_MINWIDTH, OPTS_SVG,
-      "PX|N%", "leave out frames narrower than this (default 0.1 px)" },
-    { "colors", required_argument, 0, O_COLORS, OPTS_SVG,
-      "PALETTE", "hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange" },
-    { "palette", required_argument, 0, O_COLORS, OPTS_SVG,
-      "PALETTE", "the same as --colors" },
-    { "hash", no_argument, 0, O_HASH, OPTS_SVG,
-      "", "colours by name hash (flamegraph.pl --hash)" },
-    { "inverted", no_argument, 0, O_INVERTED, OPTS_SVG,
-      "", "icicle graph (root at the top)" },
-    { "flamechart", no_argument, 0, O_FLAMECHART, OPTS_SVG,
-      "", "flame chart: input (time) order, adjacent samples merged" },
-    { "cp", no_argument, 0, O_CP, OPTS_SVG,
-      "", "consistent palette: colours kept by name in ./palette.map" },
-    { "factor", required_argument, 0, O_FACTOR, OPTS_SVG,
-      "F", "show the counts multiplied by F (e.g. to turn samples into time)" },
-    { "bgcolors", required_argument, 0, O_BGCOLORS, OPTS_SVG,
-      "COLOR", "background: yellow, blue, green, grey or #rrggbb" },
-    { "nameattr", required_argument, 0, O_NAMEATTR, OPTS_SVG,
-      "FILE", "per-name attributes: NAME<TAB>key=value... (href, title, id, class, ...)" },
-    { "encoding", required_argument, 0, O_ENCODING, OPTS_SVG,
-      "ENC", "the encoding the SVG's XML declaration names" },
-    { "notes", required_argument, 0, O_NOTES, OPTS_SVG,
-      "TEXT", "a comment in the SVG" },
-    { "reverse", no_argument, 0, O_REVERSE, OPTS_TREE,
-      "", "reverse every stack (leaf as the root)" },
-    { "sort", required_argument, 0, O_SORT, OPTS_TREE,
-      "name|weight", "sibling order (default: name, as flamegraph.pl)" },
-    { "normalize", no_argument, 'n', O_NORMALIZE, OPTS_DIFF,
-      "", "scale BEFORE to AFTER's total (the default when they differ)" },
-    { "absolute", no_argument, 0, O_ABSOLUTE, OPTS_DIFF,
-      "", "compare the counts as they are, not scaled (pprof's default)" },
-    { "strip-hex", no_argument, 's', O_STRIP_HEX, OPTS_DIFF,
-      "", "hex addresses as 0x... (difffolded.pl -s)" },
-    { "negate", no_argument, 0, O_NEGATE, OPTS_SVG,
-      "", "differential: swap red and blue" },
-    { "elided", no_argument, 0, O_ELIDED, OPTS_DIFF,
-      "", "only the stacks present on one side" },
-    { "folded", no_argument, 0, O_FOLDED, OPTS_DIFF,
-      "", "write two-column folded text instead of an SVG" },
-    { "limit", required_argument, 'n', O_LIMIT, OPTS_TOP,
-      "N", "rows (default 20; 0: all)" },
-    /* diff's --format table: top's --limit and --by, without -n (diff's
-     * -n is --normalize) */
-    { "limit", required_argument, 0, O_LIMIT, OPTS_DIFF,
-      "N", "--format table: rows (default 20; 0: all)" },
-    { "by", required_argument, 0, O_BY, OPTS_DIFF,
-      "self|total", "--format table: shares of self or total weight" },
-    { "by", required_argument, 0, O_BY, OPTS_TOP,
-      "self|total", "rank by self or total weight" },
-    /* -h is pmcd's host, as in every PCP tool; help is --help */
-    { "host", required_argument, 'h', O_HOST, OPTS_PCP,
-      "HOST[:PORT]", "read live from pmcd on HOST (repeatable)" },
-    { "archive", required_argument, 'a', O_ARCHIVE, OPTS_PCP,
-      "ARCHIVE", "read a PCP archive (repeatable)" },
-    { "interval", required_argument, 't', O_INTERVAL, OPTS_PCP,
-      "INTERVAL", "live: time between fetches (default 1 s); --series: between sparse reads (5min)" },
-    { "start", required_argument, 'S', O_START, OPTS_PCP,
-      "START", "archives: records stamped from START" },
-    { "finish", required_argument, 'T', O_FINISH, OPTS_PCP,
-      "END", "live: collect until END (10sec, @14:30); archives: records stamped until END" },
-    { "metric", required_argument, 0, O_METRIC, OPTS_PCP,
-      "NAME", "the event metric (the arguments are then files)" },
-    { "by-host", no_argument, 0, O_BY_HOST, OPTS_PCP,
-      "", "host name as the root frame" },
-    { "weight", required_argument, 0, O_WEIGHT, OPTS_PCP,
-      "time|events", "records with a duration weigh its ns (default) or 1 each" },
-    { "wait", required_argument, 0, O_WAIT, OPTS_PCP,
-      "SECONDS", "live: wait up to SECONDS for the metric to appear (default 30; 0: not at all)" },
-    { "series", required_argument, 0, O_SERIES, OPTS_PCP,
-      "QUERY", "read the stacks counters pmseries QUERY matches, through pmproxy" },
-    { "pmproxy", required_argument, 0, O_PMPROXY, OPTS_PCP,
-      "URL", "pmproxy for --series (default $PCP_PMPROXY_URL, else http://localhost:44322)" },
-    { "run", required_argument, 0, O_RUN, OPTS_FROM_RUN,
-      "NAME", "the records of the PMDA's run NAME (staprelay.control.runs)" },
-    { "output-dir", required_argument, 0, O_OUTPUT_DIR, OPTS_FROM_RUN,
-      "DIR", "write DIR/STEM-KIND, STEM the run's name or --name" },
-    { "name", required_argument, 0, O_LABEL, OPTS_FROM_RUN,
-      "LABEL", "the STEM of --output-dir's files" },
-    { "rows", required_argument, 0, O_ROWS, OPTS_HEATMAP,
-      "N", "rows per second (default 50)" },
-    { "enhance", no_argument, 0, O_ENHANCE, OPTS_HEATMAP,
-      "", "FlameScope's enhanced colour scale" },
-    { "keep-idle", no_argument, 0, O_KEEP_IDLE, OPTS_HEATMAP,
-      "", "keep idle samples (swapper in the idle loop)" },
-    { "nodecount", required_argument, 0, O_NODECOUNT, OPTS_GRAPH,
-      "N", "call graph: at most N nodes" },
-    { "nodefraction", required_argument, 0, O_NODEFRACTION, OPTS_GRAPH,
-      "F", "call graph: leave out nodes under F of the total" },
-    { "edgefraction", required_argument, 0, O_EDGEFRACTION, OPTS_GRAPH,
-      "F", "call graph: leave out edges under F of the total" },
-    { "dir", required_argument, 0, O_LIVE_DIR, OPTS_LIVE,
-      "DIR", "the directory kept up to date" },
-    { "window-minutes", required_argument, 0, O_WINDOW_MINUTES, OPTS_LIVE,
-      "N", "heat map window (default 10)" },
-    { "flame-seconds", required_argument, 0, O_FLAME_SECONDS, OPTS_LIVE,
-      "N", "flame graph window (default 30)" },
-    { "max-samples", required_argument, 0, O_MAX_SAMPLES, OPTS_LIVE,
-      "N", "samples kept in memory (default 2000000)" },
-    { "heatmap", required_argument, 0, O_HEATMAP_KIND, OPTS_LIVE,
-      "html|svg|both", "heat map files written (default both)" },
-    /* staprelay web (docs/web.md) */
-    { "listen", required_argument, 0, O_LISTEN, OPTS_WEB,
-      "ADDR:PORT", "serve on ADDR:PORT (default 127.0.0.1:0, a free port)" },
-    { "allow-runs", no_argument, 0, O_ALLOW_RUNS, OPTS_WEB,
-      "", "the page may ask the PMDA for runs (pmstore staprelay.control.run)" },
-    { "window-minutes", required_argument, 0, O_WINDOW_MINUTES, OPTS_WEB,
-      "N", "live: the minutes of samples kept (default 10)" },
-    { "max-samples", required_argument, 0, O_MAX_SAMPLES, OPTS_WEB,
-      "N", "samples kept in memory (default 2000000)" },
-    { "duration", required_argument, 'T', O_DURATION, OPTS_SCRIPT,
-      "TIME", "run for TIME (500ms, 10s, 2m, 1h; default: until Ctrl-C)" },
-    { "name", required_argument, 0, O_SCRIPT_NAME, OPTS_SCRIPT,
-      "NAME", "module / source name (default staprelay_SCRIPT)" },
-    { "hz", required_argument, 0, O_HZ, OPTS_SCRIPT,
-      "N", "sampling frequency (default 99)" },
-    { "pid", required_argument, 0, O_SCRIPT_PID, OPTS_SCRIPT,
-      "PID", "only this process" },
-    { "cmd", required_argument, 0, O_CMD, OPTS_SCRIPT,
-      "COMMAND", "run COMMAND and profile it until it ends" },
-    { "kernel-only", no_argument, 0, O_KERNEL_ONLY, OPTS_SCRIPT,
-      "", "only kernel stacks" },
-    { "user-only", no_argument, 0, O_USER_ONLY, OPTS_SCRIPT,
-      "", "only user stacks" },
-    { "dir", required_argument, 0, O_SCRIPT_DIR, OPTS_SCRIPT,
-      "DIR", "perf: the directory the PMDA watches" },
-    { "backend", required_argument, 0, O_BACKEND, OPTS_SCRIPT,
-      "stap|bpf|perf", "use that backend or fail" },
-    { "replay", no_argument, 0, O_REPLAY, OPTS_SCRIPT,
-      "", "perf: the event metric replays (the PMDA's runs)" },
-    { "save", required_argument, 0, O_SAVE, OPTS_SCRIPT,
-      "FILE", "perf: keep the perf script text in FILE" },
+ * --dir, -T, -n); the parse refuses a table where the groups a command
+ * accepts hold one twice. */
+struct opt_def {
+    const char *name;       /* --name */
+    int         letter;     /* -l, or 0 */
+    int         group;      /* OPTS_*; 0: every command */
+    opt_kind    kind;
+    size_t      at;         /* the target field: offsetof(cmd_opts, ...);
+                             * 0 (the command's name) for none */
+    size_t      count;      /* K_APPEND, K_SIDE, lists: the int count */
+    long        lo, hi;     /* K_LONG, K_INT: the range; arrays: hi is
+                             * their size */
+    double      min;        /* K_DOUBLE */
+    const char *need;       /* K_NONEMPTY, K_SIDE: what "" lacks */
+    opt_fn     *fn;         /* K_CALL */
+    unsigned    given;      /* RUN_OPT_* recorded in script.given */
+    bool        no_dash;    /* its argument never starts with '-': "-h
+                             * -T 10" is -h missing its argument */
+    const char *arg;        /* the argument's name in --help; "": the
+                             * option takes none */
+    const char *help;       /* one line for --help */
 };
-#define NOPTIONS (sizeof options / sizeof options[0])
 
-static bool accepted(const opt_def *d, int groups)
+/* The offset of cmd_opts field f, which must be of type T (a mismatch
+ * does not compile: _Generic has no association for it). */
+#define AT(T, f) _Generic(&((cmd_opts *)0)->f, T *: offsetof(cmd_opts, f))
+#define SIZE(f) (sizeof ((cmd_opts *)0)->f / sizeof ((cmd_opts *)0)->f[0])
+
+/* A row: its spelling, group, how it is taken (one of the kinds below),
+ * its argument's name ("" for none) and help line. */
+#define OPT(nm, l, grp, how, a, h) \
+    { .name = nm, .letter = l, .group = grp, how, .arg = a, .help = h }
+#define HELP                 .kind = K_HELP
+#define FLAG(f)              .kind = K_FLAG, .at = AT(bool, f)
+#define STRING(f)            .kind = K_STRING, .at = AT(const char *, f)
+#define NONEMPTY(f, what)    .kind = K_NONEMPTY, .at = AT(const char *, f), \
+                             .need = what
+#define LONG(f, l, h)        .kind = K_LONG, .at = AT(long, f), .lo = l, .hi = h
+#define INT(f, l, h)         .kind = K_INT, .at = AT(int, f), .lo = l, .hi = h
+#define DOUBLE(f, m)         .kind = K_DOUBLE, .at = AT(double, f), .min = m
+#define FRACTION(f)          .kind = K_FRACTION, .at = AT(double, f)
+#define APPEND(f, n)         .kind = K_APPEND, .at = AT(const char *, f[0]), \
+                             .count = AT(int, n), .hi = SIZE(f)
+#define SIDE(f, n, what)     .kind = K_SIDE, .at = AT(const char *, f[0]), \
+                             .count = AT(int, n), .hi = SIZE(f), .need = what
+#define CALL(cb)             .kind = K_CALL, .fn = cb
+#define CALL_AT(cb, T, f)    .kind = K_CALL, .fn = cb, .at = AT(T, f)
+#define CALL_LIST(cb, T, f, n) .kind = K_CALL, .fn = cb, .at = AT(T, f[0]), \
+                             .count = AT(int, n), .hi = SIZE(f)
+/* ... and what a row adds to its kind */
+#define NO_DASH(how)         how, .no_dash = true
+#define GIVEN(bit, how)      how, .given = bit
+
+static void *target(cmd_opts *o, size_t at)
 {
-    return d->group == 0 || (groups & d->group);
+    return (char *)o + at;
+}
+
+/* "-h" for an option with a letter, else "--name". */
+static const char *spelled(const opt_def *d, char *buf, size_t size)
+{
+    if (d->letter)
+        snprintf(buf, size, "-%c", d->letter);
+    else
+        snprintf(buf, size, "--%s", d->name);
+    return buf;
 }
 
 /* ---- errors ---------------------------------------------------------------- */
@@ -275,32 +149,14 @@ int cmd_opts_error(cmd_opts *o, const char *usage, const char *fmt, ...)
     return rc;
 }
 
-/* An option getopt did not take: one of another command's groups (not
- * valid here), or none at all (unknown). */
-static int not_taken(cmd_opts *o, const char *usage, const char *arg)
-{
-    size_t n = strcspn(arg, "=");
-    for (size_t i = 0; i < NOPTIONS; i++) {
-        const opt_def *d = &options[i];
-        bool is_long = arg[0] == '-' && arg[1] == '-'
-                       && strlen(d->name) == n - 2
-                       && strncmp(arg + 2, d->name, n - 2) == 0;
-        bool is_short = arg[0] == '-' && arg[1] != '-' && arg[1] != '\0'
-                        && d->letter == arg[1];
-        if (is_long || is_short)
-            return cmd_opts_error(o, usage, "option not valid here: %s", arg);
-    }
-    return cmd_opts_error(o, usage, "unknown option: %s", arg);
-}
-
 /* ---- values ---------------------------------------------------------------- */
 
-static bool parse_double(const char *s, double lo, double *out)
+static bool parse_double(const char *s, double lo, double hi, double *out)
 {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || end == s || *end != '\0' || !(v >= lo) || v > 1e7)
+    if (errno || end == s || *end != '\0' || !(v >= lo) || v > hi)
         return false;
     *out = v;
     return true;
@@ -324,6 +180,627 @@ static int number(cmd_opts *o, const char *usage, const char *opt,
     if (parse_long(v, lo, hi, out))
         return 0;
     return cmd_opts_error(o, usage, "%s takes %ld to %ld: %s", opt, lo, hi, v);
+}
+
+/* ---- the options with rules of their own ----------------------------------- */
+
+static int take_input_format(parse_state *ps, const opt_def *d, const char *arg)
+{
+    (void)d;
+    if (!input_format_parse(arg, &ps->o->in.format))
+        return cmd_opts_error(ps->o, ps->usage, "unknown input format: %s",
+                              arg);
+    return 0;
+}
+
+/* --all: both marks (with --no-marks, each mark option adds its own
+ * back, as stackcollapse-perf.pl's do: perf_frame_opts) */
+static int take_both_marks(parse_state *ps, const opt_def *d, const char *arg)
+{
+    (void)d, (void)arg;
+    ps->o->in.perf.kernel_marks = ps->o->in.perf.jit_marks = true;
+    return 0;
+}
+
+/* --focus and its kin: one regex each (pprof's: combine with '|'). */
+static int take_one_regex(parse_state *ps, const opt_def *d, const char *arg)
+{
+    const char **re = target(ps->o, d->at);
+    char opt[64];
+    if (*re)
+        return cmd_opts_error(ps->o, ps->usage, "%s given twice (one regex: "
+                              "join them with '|')",
+                              spelled(d, opt, sizeof opt));
+    *re = arg;
+    return 0;
+}
+
+/* The context lists: up to STACKFILTER_MAX_IDS ids or names. */
+static int list_full(parse_state *ps, const opt_def *d)
+{
+    char opt[64];
+    if (*(int *)target(ps->o, d->count) < d->hi)
+        return 0;
+    return cmd_opts_error(ps->o, ps->usage, "more than %ld %s", d->hi,
+                          spelled(d, opt, sizeof opt));
+}
+
+static int take_context_id(parse_state *ps, const opt_def *d, const char *arg)
+{
+    char opt[64];
+    long v;
+    if (list_full(ps, d)
+        || number(ps->o, ps->usage, spelled(d, opt, sizeof opt), arg, 0,
+                  0x7fffffffL, &v))
+        return 2;
+    int *n = target(ps->o, d->count);
+    ((int64_t *)target(ps->o, d->at))[(*n)++] = v;
+    return 0;
+}
+
+static int take_context_name(parse_state *ps, const opt_def *d,
+                             const char *arg)
+{
+    char opt[64];
+    if (list_full(ps, d))
+        return 2;
+    if (*arg == '\0')
+        return cmd_opts_error(ps->o, ps->usage, "%s needs a name",
+                              spelled(d, opt, sizeof opt));
+    int *n = target(ps->o, d->count);
+    ((const char **)target(ps->o, d->at))[(*n)++] = arg;
+    return 0;
+}
+
+static int take_weight(parse_state *ps, const opt_def *d, const char *arg)
+{
+    (void)d;
+    if (strcmp(arg, "time") != 0 && strcmp(arg, "events") != 0)
+        return cmd_opts_error(ps->o, ps->usage, "--weight %s: give time or "
+                              "events", arg);
+    ps->o->pcp.weigh = arg[0] == 't' ? PCP_WEIGH_TIME : PCP_WEIGH_EVENTS;
+    return 0;
+}
+
+/* --wait: seconds, and that they were given (0 is not the default). */
+static int take_wait(parse_state *ps, const opt_def *d, const char *arg)
+{
+    (void)d;
+    if (!parse_double(arg, 0, 86400, &ps->o->pcp.wait_s))
+        return cmd_opts_error(ps->o, ps->usage, "--wait %s: give seconds, 0 "
+                              "to 86400", arg);
+    ps->o->pcp.wait_set = true;
+    return 0;
+}
+
+/* --countname, and that it was given (timed inputs name their own) */
+static int take_countname(parse_state *ps, const opt_def *d, const char *arg)
+{
+    (void)d;
+    ps->o->svg.countname = arg;
+    ps->o->countname_given = true;
+    return 0;
+}
+
+static int take_bgcolors(parse_state *ps, const opt_def *d, const char *arg)
+{
+    (void)d;
+    if (!flamesvg_bgcolors_ok(arg))
+        return cmd_opts_error(ps->o, ps->usage, "--bgcolors takes yellow, "
+                              "blue, green, grey or #rrggbb: %s", arg);
+    ps->o->svg.bgcolors = arg;
+    return 0;
+}
+
+/* --encoding: it goes into the XML declaration's quotes */
+static int take_encoding(parse_state *ps, const opt_def *d, const char *arg)
+{
+    (void)d;
+    if (*arg == '\0' || strpbrk(arg, "\"<>&'") != NULL)
+        return cmd_opts_error(ps->o, ps->usage, "bad --encoding: %s", arg);
+    ps->o->svg.encoding = arg;
+    return 0;
+}
+
+/* --minwidth PX or N% */
+static int take_minwidth(parse_state *ps, const opt_def *d, const char *arg)
+{
+    (void)d;
+    svg_options *svg = &ps->o->svg;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", arg);
+    size_t len = strlen(buf);
+    svg->minwidth_pct = len > 0 && buf[len - 1] == '%';
+    if (svg->minwidth_pct)
+        buf[len - 1] = '\0';
+    if (!parse_double(buf, 0, 1e7, &svg->minwidth))
+        return cmd_opts_error(ps->o, ps->usage, "bad --minwidth: %s", arg);
+    return 0;
+}
+
+static int take_palette(parse_state *ps, const opt_def *d, const char *arg)
+{
+    (void)d;
+    if (!palette_parse(arg, &ps->o->svg.colors))
+        return cmd_opts_error(ps->o, ps->usage, "unknown palette: %s", arg);
+    return 0;
+}
+
+static int take_sort(parse_state *ps, const opt_def *d, const char *arg)
+{
+    (void)d;
+    if (strcmp(arg, "weight") != 0 && strcmp(arg, "name") != 0)
+        return cmd_opts_error(ps->o, ps->usage, "--sort takes name or "
+                              "weight: %s", arg);
+    ps->o->sort_weight = arg[0] == 'w';
+    return 0;
+}
+
+/* -n/--normalize and --absolute: one of the two, whichever comes first */
+static int take_scaling(parse_state *ps, const opt_def *d, const char *arg)
+{
+    (void)arg;
+    cmd_opts *o = ps->o;
+    bool *mine = target(o, d->at);
+    bool *other = mine == &o->normalize ? &o->absolute : &o->normalize;
+    if (*other)
+        return cmd_opts_error(o, ps->usage, "-n/--normalize and --absolute "
+                              "contradict: pick one");
+    *mine = true;
+    return 0;
+}
+
+/* --limit: 0 or more (its message predates the ranges' "takes") */
+static int take_limit(parse_state *ps, const opt_def *d, const char *arg)
+{
+    (void)d;
+    char *end;
+    ps->o->limit = strtol(arg, &end, 10);
+    if (*end || ps->o->limit < 0)
+        return cmd_opts_error(ps->o, ps->usage, "bad --limit: %s", arg);
+    return 0;
+}
+
+static int take_rank(parse_state *ps, const opt_def *d, const char *arg)
+{
+    (void)d;
+    if (strcmp(arg, "self") && strcmp(arg, "total"))
+        return cmd_opts_error(ps->o, ps->usage, "--by takes self or total: "
+                              "%s", arg);
+    ps->o->by = arg;
+    return 0;
+}
+
+/* live --heatmap: which of the two heat map files */
+static int take_heatmap_files(parse_state *ps, const opt_def *d,
+                              const char *arg)
+{
+    (void)d;
+    if (strcmp(arg, "html") && strcmp(arg, "svg") && strcmp(arg, "both"))
+        return cmd_opts_error(ps->o, ps->usage, "--heatmap takes html, svg "
+                              "or both");
+    ps->o->want_html = strcmp(arg, "svg") != 0;
+    ps->o->want_svg = strcmp(arg, "html") != 0;
+    return 0;
+}
+
+static int take_duration(parse_state *ps, const opt_def *d, const char *arg)
+{
+    (void)d;
+    ps->o->script.duration = duration_parse(arg);
+    if (ps->o->script.duration <= 0)
+        return cmd_opts_error(ps->o, ps->usage, "bad duration '%s' (seconds, "
+                              "or with a unit: 500ms, 10s, 2m, 1h)", arg);
+    return 0;
+}
+
+static int take_run_name(parse_state *ps, const opt_def *d, const char *arg)
+{
+    (void)d;
+    if (!run_name_ok(arg))
+        return cmd_opts_error(ps->o, ps->usage, "bad name '%s': a letter, "
+                              "then letters, digits or '_', at most 48 (it "
+                              "is the module name and a PCP name component)",
+                              arg);
+    ps->o->script.name = arg;
+    return 0;
+}
+
+/* --hz, --pid: within the limits the relay checks too (script_opts.h,
+ * found by the option's name) */
+static int take_script_number(parse_state *ps, const opt_def *d,
+                              const char *arg)
+{
+    const script_opt *so = script_opt_find(d->name);
+    if (!script_opt_value(so, arg, target(ps->o, d->at)))
+        return cmd_opts_error(ps->o, ps->usage, "bad --%s '%s' (%s)",
+                              so->name, arg, so->what);
+    return 0;
+}
+
+static int take_command(parse_state *ps, const opt_def *d, const char *arg)
+{
+    (void)d;
+    if (*arg == '\0')
+        return cmd_opts_error(ps->o, ps->usage, "empty --cmd");
+    ps->o->script.cmd = arg;
+    return 0;
+}
+
+static int take_backend(parse_state *ps, const opt_def *d, const char *arg)
+{
+    (void)d;
+    if (strcmp(arg, "stap") && strcmp(arg, "bpf") && strcmp(arg, "perf"))
+        return cmd_opts_error(ps->o, ps->usage, "bad --backend '%s' (stap, "
+                              "bpf or perf)", arg);
+    ps->o->script.backend = arg;
+    return 0;
+}
+
+/* ---- the table ------------------------------------------------------------- */
+
+/* A new option: its row here, in its group, and its field in cmd_opts
+ * (options.h); a callback above only if no kind takes it. */
+static const opt_def options[] = {
+    OPT("help", 0, 0, HELP,
+        "", "print this command's options and exit"),
+    OPT("output", 'o', OPTS_OUTPUT, NO_DASH(STRING(output)),
+        "FILE", "write to FILE (default: standard output)"),
+    OPT("format", 0, OPTS_OUTPUT, NO_DASH(STRING(format)),
+        "FMT", "output format (the command's usage names them)"),
+    OPT("input-format", 0, OPTS_INPUT, NO_DASH(CALL(take_input_format)),
+        "FMT", "folded, perf, stap or auto (default: guess)"),
+    OPT("pid", 0, OPTS_INPUT, FLAG(in.perf.include_pid),
+        "", "root frame comm-PID"),
+    OPT("tid", 0, OPTS_INPUT, FLAG(in.perf.include_tid),
+        "", "root frame comm-PID/TID"),
+    /* the marks are the default (every path marks as the relay does);
+     * with --no-marks each of --kernel and --jit adds back its own mark
+     * only, as stackcollapse-perf.pl's options do (perf_frame_opts) */
+    OPT("kernel", 0, OPTS_INPUT, FLAG(in.perf.kernel_marks),
+        "", "mark kernel frames _[k] (the default; with --no-marks: this mark only)"),
+    OPT("jit", 0, OPTS_INPUT, FLAG(in.perf.jit_marks),
+        "", "mark JIT frames _[j] (the default; with --no-marks: this mark only)"),
+    OPT("all", 0, OPTS_INPUT, CALL(take_both_marks),
+        "", "both marks (the default; with --no-marks: both)"),
+    OPT("addrs", 0, OPTS_INPUT, FLAG(in.perf.include_addrs),
+        "", "perf: unknown frames show their address"),
+    OPT("no-comm", 0, OPTS_INPUT, FLAG(in.perf.no_comm),
+        "", "no process (command) root frame"),
+    OPT("no-marks", 0, OPTS_INPUT, FLAG(in.perf.no_marks),
+        "", "no _[k] / _[j] marks (stackcollapse-perf.pl's frames)"),
+    OPT("period", 0, OPTS_INPUT, FLAG(in.perf.period),
+        "", "perf: weigh samples by their period (named in ns or the event)"),
+    OPT("sample-index", 0, OPTS_INPUT,
+        NONEMPTY(in.sample_index, "a number or a sample type name"),
+        "NAME|N", "pprof input: the sample type drawn (default: pprof's)"),
+    OPT("sample-times", 0, OPTS_OUTPUT, FLAG(sample_times),
+        "", "--format pprof: keep each sample's time"),
+    /* pprof's filters (stack/stackfilter.h, the one rule); --pid and
+     * --tid are taken (root frames), hence --only-pid and its kin */
+    OPT("focus", 0, OPTS_FILTER,
+        CALL_AT(take_one_regex, const char *, filter.focus),
+        "RE", "keep only samples with a frame matching RE (POSIX extended)"),
+    OPT("ignore", 0, OPTS_FILTER,
+        CALL_AT(take_one_regex, const char *, filter.ignore),
+        "RE", "drop samples with a frame matching RE"),
+    OPT("hide", 0, OPTS_FILTER,
+        CALL_AT(take_one_regex, const char *, filter.hide),
+        "RE", "remove frames matching RE from every stack"),
+    OPT("show", 0, OPTS_FILTER,
+        CALL_AT(take_one_regex, const char *, filter.show),
+        "RE", "keep only frames matching RE"),
+    OPT("only-pid", 0, OPTS_FILTER,
+        CALL_LIST(take_context_id, int64_t, filter.pids, filter.npids),
+        "PID", "keep only samples of process PID (repeatable)"),
+    OPT("only-tid", 0, OPTS_FILTER,
+        CALL_LIST(take_context_id, int64_t, filter.tids, filter.ntids),
+        "TID", "keep only samples of thread TID (repeatable)"),
+    OPT("only-comm", 0, OPTS_FILTER,
+        CALL_LIST(take_context_name, const char *, filter.comms,
+                  filter.ncomms),
+        "NAME", "keep only samples of command NAME (repeatable)"),
+    OPT("only-host", 0, OPTS_FILTER,
+        CALL_LIST(take_context_name, const char *, filter.hosts,
+                  filter.nhosts),
+        "HOST", "keep only samples from HOST (repeatable; PCP inputs)"),
+    OPT("title", 0, OPTS_SVG, STRING(svg.title),
+        "TEXT", "title (default: Flame Graph)"),
+    OPT("subtitle", 0, OPTS_SVG, STRING(svg.subtitle),
+        "TEXT", "second title line"),
+    OPT("countname", 0, OPTS_SVG, CALL(take_countname),
+        "NAME", "what the counts are (default: samples)"),
+    OPT("nametype", 0, OPTS_SVG, STRING(svg.nametype),
+        "TEXT", "label of a frame in the details line (default: Function:)"),
+    OPT("width", 0, OPTS_SVG, DOUBLE(svg.width, 40),
+        "PX", "image width (default 1200)"),
+    OPT("height", 0, OPTS_SVG, DOUBLE(svg.frameheight, 2),
+        "PX", "frame height (default 16)"),
+    OPT("fontsize", 0, OPTS_SVG, DOUBLE(svg.fontsize, 1),
+        "N", "font size (default 12)"),
+    OPT("fonttype", 0, OPTS_SVG, STRING(svg.fonttype),
+        "FONT", "font family (default Verdana)"),
+    OPT("fontwidth", 0, OPTS_SVG, DOUBLE(svg.fontwidth, 0.01),
+        "N", "average character width relative to the font size (0.59)"),
+    OPT("minwidth", 0, OPTS_SVG, CALL(take_minwidth),
+        "PX|N%", "leave out frames narrower than this (default 0.1 px)"),
+    OPT("colors", 0, OPTS_SVG, CALL(take_palette),
+        "PALETTE", "hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange"),
+    OPT("palette", 0, OPTS_SVG, CALL(take_palette),
+        "PALETTE", "the same as --colors"),
+    OPT("hash", 0, OPTS_SVG, FLAG(svg.hash),
+        "", "colours by name hash (flamegraph.pl --hash)"),
+    OPT("inverted", 0, OPTS_SVG, FLAG(svg.inverted),
+        "", "icicle graph (root at the top)"),
+    OPT("flamechart", 0, OPTS_SVG, FLAG(svg.flamechart),
+        "", "flame chart: input (time) order, adjacent samples merged"),
+    OPT("cp", 0, OPTS_SVG, FLAG(svg.cp),
+        "", "consistent palette: colours kept by name in ./palette.map"),
+    /* above 0: the smallest double there is */
+    OPT("factor", 0, OPTS_SVG, DOUBLE(svg.factor, DBL_TRUE_MIN),
+        "F", "show the counts multiplied by F (e.g. to turn samples into time)"),
+    OPT("bgcolors", 0, OPTS_SVG, CALL(take_bgcolors),
+        "COLOR", "background: yellow, blue, green, grey or #rrggbb"),
+    OPT("nameattr", 0, OPTS_SVG, NO_DASH(STRING(svg.nameattr_file)),
+        "FILE", "per-name attributes: NAME<TAB>key=value... (href, title, id, class, ...)"),
+    OPT("encoding", 0, OPTS_SVG, CALL(take_encoding),
+        "ENC", "the encoding the SVG's XML declaration names"),
+    OPT("notes", 0, OPTS_SVG, STRING(svg.notes),
+        "TEXT", "a comment in the SVG"),
+    OPT("reverse", 0, OPTS_TREE, FLAG(reverse),
+        "", "reverse every stack (leaf as the root)"),
+    OPT("sort", 0, OPTS_TREE, CALL(take_sort),
+        "name|weight", "sibling order (default: name, as flamegraph.pl)"),
+    OPT("normalize", 'n', OPTS_DIFF, CALL_AT(take_scaling, bool, normalize),
+        "", "scale BEFORE to AFTER's total (the default when they differ)"),
+    OPT("absolute", 0, OPTS_DIFF, CALL_AT(take_scaling, bool, absolute),
+        "", "compare the counts as they are, not scaled (pprof's default)"),
+    OPT("strip-hex", 's', OPTS_DIFF, FLAG(in.strip_hex),
+        "", "hex addresses as 0x... (difffolded.pl -s)"),
+    OPT("negate", 0, OPTS_SVG, FLAG(svg.negate),
+        "", "differential: swap red and blue"),
+    OPT("elided", 0, OPTS_DIFF, FLAG(elided),
+        "", "only the stacks present on one side"),
+    OPT("folded", 0, OPTS_DIFF, FLAG(folded_out),
+        "", "write two-column folded text instead of an SVG"),
+    OPT("limit", 'n', OPTS_TOP, CALL(take_limit),
+        "N", "rows (default 20; 0: all)"),
+    /* diff's --format table: top's --limit and --by, without -n (diff's
+     * -n is --normalize) */
+    OPT("limit", 0, OPTS_DIFF, CALL(take_limit),
+        "N", "--format table: rows (default 20; 0: all)"),
+    OPT("by", 0, OPTS_DIFF, CALL(take_rank),
+        "self|total", "--format table: shares of self or total weight"),
+    OPT("by", 0, OPTS_TOP, CALL(take_rank),
+        "self|total", "rank by self or total weight"),
+    /* -h is pmcd's host, as in every PCP tool; help is --help */
+    OPT("host", 'h', OPTS_PCP, NO_DASH(APPEND(pcp.hosts, pcp.nhosts)),
+        "HOST[:PORT]", "read live from pmcd on HOST (repeatable)"),
+    OPT("archive", 'a', OPTS_PCP,
+        NO_DASH(APPEND(pcp.archives, pcp.narchives)),
+        "ARCHIVE", "read a PCP archive (repeatable)"),
+    OPT("interval", 't', OPTS_PCP, NO_DASH(STRING(pcp.interval)),
+        "INTERVAL", "live: time between fetches (default 1 s); --series: between sparse reads (5min)"),
+    OPT("start", 'S', OPTS_PCP, SIDE(starts, nstarts, NULL),
+        "START", "archives: records stamped from START"),
+    OPT("finish", 'T', OPTS_PCP, SIDE(finishes, nfinishes, NULL),
+        "END", "live: collect until END (10sec, @14:30); archives: records stamped until END"),
+    OPT("metric", 0, OPTS_PCP, NO_DASH(APPEND(pcp.metrics, pcp.nmetrics)),
+        "NAME", "the event metric (the arguments are then files)"),
+    OPT("by-host", 0, OPTS_PCP, FLAG(pcp.by_host),
+        "", "host name as the root frame"),
+    OPT("weight", 0, OPTS_PCP, CALL(take_weight),
+        "time|events", "records with a duration weigh its ns (default) or 1 each"),
+    OPT("wait", 0, OPTS_PCP, CALL(take_wait),
+        "SECONDS", "live: wait up to SECONDS for the metric to appear (default 30; 0: not at all)"),
+    OPT("series", 0, OPTS_PCP,
+        SIDE(series, nseries, "a query (a metric name, with {label filters} "
+             "if any)"),
+        "QUERY", "read the stacks counters pmseries QUERY matches, through pmproxy"),
+    OPT("pmproxy", 0, OPTS_PCP, NONEMPTY(pcp.pmproxy, "a URL"),
+        "URL", "pmproxy for --series (default $PCP_PMPROXY_URL, else http://localhost:44322)"),
+    OPT("run", 0, OPTS_FROM_RUN, NO_DASH(SIDE(runs, nruns, "a run name")),
+        "NAME", "the records of the PMDA's run NAME (staprelay.control.runs)"),
+    OPT("output-dir", 0, OPTS_FROM_RUN,
+        NO_DASH(NONEMPTY(output_dir, "a directory")),
+        "DIR", "write DIR/STEM-KIND, STEM the run's name or --name"),
+    OPT("name", 0, OPTS_FROM_RUN, NO_DASH(STRING(label)),
+        "LABEL", "the STEM of --output-dir's files"),
+    OPT("rows", 0, OPTS_HEATMAP, INT(rows, 1, HEATMAP_MAX_ROWS),
+        "N", "rows per second (default 50)"),
+    OPT("enhance", 0, OPTS_HEATMAP, FLAG(enhance),
+        "", "FlameScope's enhanced colour scale"),
+    OPT("keep-idle", 0, OPTS_HEATMAP, FLAG(keep_idle),
+        "", "keep idle samples (swapper in the idle loop)"),
+    OPT("nodecount", 0, OPTS_GRAPH, LONG(nodecount, 0, 1000000),
+        "N", "call graph: at most N nodes"),
+    OPT("nodefraction", 0, OPTS_GRAPH, FRACTION(nodefraction),
+        "F", "call graph: leave out nodes under F of the total"),
+    OPT("edgefraction", 0, OPTS_GRAPH, FRACTION(edgefraction),
+        "F", "call graph: leave out edges under F of the total"),
+    OPT("dir", 0, OPTS_LIVE, NO_DASH(NONEMPTY(live_dir, "a directory")),
+        "DIR", "the directory kept up to date"),
+    OPT("window-minutes", 0, OPTS_LIVE,
+        LONG(window_min, 1, HEATMAP_MAX_COLUMNS / 60 - 1),
+        "N", "heat map window (default 10)"),
+    OPT("flame-seconds", 0, OPTS_LIVE, LONG(flame_s, 1, 86400),
+        "N", "flame graph window (default 30)"),
+    OPT("max-samples", 0, OPTS_LIVE, LONG(max_samples, 1000, 1000000000L),
+        "N", "samples kept in memory (default 2000000)"),
+    OPT("heatmap", 0, OPTS_LIVE, CALL(take_heatmap_files),
+        "html|svg|both", "heat map files written (default both)"),
+    /* staprelay web (docs/web.md) */
+    OPT("listen", 0, OPTS_WEB, STRING(listen),
+        "ADDR:PORT", "serve on ADDR:PORT (default 127.0.0.1:0, a free port)"),
+    OPT("allow-runs", 0, OPTS_WEB, FLAG(allow_runs),
+        "", "the page may ask the PMDA for runs (pmstore staprelay.control.run)"),
+    OPT("window-minutes", 0, OPTS_WEB,
+        LONG(window_min, 1, HEATMAP_MAX_COLUMNS / 60 - 1),
+        "N", "live: the minutes of samples kept (default 10)"),
+    OPT("max-samples", 0, OPTS_WEB, LONG(max_samples, 1000, 1000000000L),
+        "N", "samples kept in memory (default 2000000)"),
+    /* staprelay run: the script's options */
+    OPT("duration", 'T', OPTS_SCRIPT, CALL(take_duration),
+        "TIME", "run for TIME (500ms, 10s, 2m, 1h; default: until Ctrl-C)"),
+    OPT("name", 0, OPTS_SCRIPT, NO_DASH(CALL(take_run_name)),
+        "NAME", "module / source name (default staprelay_SCRIPT)"),
+    OPT("hz", 0, OPTS_SCRIPT,
+        GIVEN(RUN_OPT_HZ, CALL_AT(take_script_number, long, script.hz)),
+        "N", "sampling frequency (default 99)"),
+    OPT("pid", 0, OPTS_SCRIPT,
+        GIVEN(RUN_OPT_PID, CALL_AT(take_script_number, long, script.pid)),
+        "PID", "only this process"),
+    OPT("cmd", 0, OPTS_SCRIPT, GIVEN(RUN_OPT_CMD, CALL(take_command)),
+        "COMMAND", "run COMMAND and profile it until it ends"),
+    OPT("kernel-only", 0, OPTS_SCRIPT,
+        GIVEN(RUN_OPT_KERNEL_ONLY, FLAG(script.kernel_only)),
+        "", "only kernel stacks"),
+    OPT("user-only", 0, OPTS_SCRIPT,
+        GIVEN(RUN_OPT_USER_ONLY, FLAG(script.user_only)),
+        "", "only user stacks"),
+    OPT("dir", 0, OPTS_SCRIPT, NO_DASH(STRING(script.dir)),
+        "DIR", "perf: the directory the PMDA watches"),
+    OPT("backend", 0, OPTS_SCRIPT, CALL(take_backend),
+        "stap|bpf|perf", "use that backend or fail"),
+    OPT("replay", 0, OPTS_SCRIPT, FLAG(script.replay),
+        "", "perf: the event metric replays (the PMDA's runs)"),
+    OPT("save", 0, OPTS_SCRIPT, NO_DASH(NONEMPTY(script.save, "a file name")),
+        "FILE", "perf: keep the perf script text in FILE"),
+};
+#define NOPTIONS (sizeof options / sizeof options[0])
+
+static bool accepted(const opt_def *d, int groups)
+{
+    return d->group == 0 || (groups & d->group);
+}
+
+/* An option getopt did not take: one of another command's groups (not
+ * valid here), or none at all (unknown). */
+static int not_taken(cmd_opts *o, const char *usage, const char *arg)
+{
+    size_t n = strcspn(arg, "=");
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        const opt_def *d = &options[i];
+        bool is_long = arg[0] == '-' && arg[1] == '-'
+                       && strlen(d->name) == n - 2
+                       && strncmp(arg + 2, d->name, n - 2) == 0;
+        bool is_short = arg[0] == '-' && arg[1] != '-' && arg[1] != '\0'
+                        && d->letter == arg[1];
+        if (is_long || is_short)
+            return cmd_opts_error(o, usage, "option not valid here: %s", arg);
+    }
+    return cmd_opts_error(o, usage, "unknown option: %s", arg);
+}
+
+/* ---- one option ------------------------------------------------------------ */
+
+/* The rows' rules: a kind's target, count or callback, and an argument
+ * named in --help exactly when the option takes one.  NULL, or what
+ * row d breaks. */
+static const char *row_problem(const opt_def *d)
+{
+    bool has_arg = d->arg && d->arg[0];
+    if (!d->name || !d->name[0] || !d->arg || !d->help || !d->help[0])
+        return "no name, argument name or help line";
+    if ((d->kind == K_CALL) != (d->fn != NULL))
+        return "a callback is what K_CALL rows have, and they only";
+    switch (d->kind) {
+    case K_HELP:
+        return has_arg ? "--help takes no argument" : NULL;
+    case K_FLAG:
+        return d->at == 0 ? "no target" : has_arg ? "a flag takes no argument"
+               : NULL;
+    case K_CALL:
+        return NULL;
+    case K_APPEND:
+    case K_SIDE:
+        if (d->count == 0 || d->hi <= 0)
+            return "a list needs its count and size";
+        break;
+    case K_LONG:
+    case K_INT:
+        if (d->lo > d->hi)
+            return "an empty range";
+        break;
+    case K_NONEMPTY:
+        if (d->need == NULL)
+            return "no word for what \"\" lacks";
+        break;
+    default:
+        break;
+    }
+    return d->at == 0 ? "no target" : !has_arg ? "no argument named" : NULL;
+}
+
+/* Take row d's argument arg (NULL for flags) by its kind.  Returns 0,
+ * or 2 after a usage error. */
+static int take_kind(parse_state *ps, const opt_def *d, const char *arg)
+{
+    cmd_opts *o = ps->o;
+    void *at = target(o, d->at);
+    char opt[64];
+    spelled(d, opt, sizeof opt);
+    switch (d->kind) {
+    case K_HELP:
+        return 0;
+    case K_FLAG:
+        *(bool *)at = true;
+        return 0;
+    case K_NONEMPTY:
+        if (*arg == '\0')
+            return cmd_opts_error(o, ps->usage, "%s needs %s", opt, d->need);
+        /* fall through */
+    case K_STRING:
+        *(const char **)at = arg;
+        return 0;
+    case K_LONG:
+        return number(o, ps->usage, opt, arg, d->lo, d->hi, at);
+    case K_INT: {
+        long v;
+        if (number(o, ps->usage, opt, arg, d->lo, d->hi, &v))
+            return 2;
+        *(int *)at = (int)v;
+        return 0;
+    }
+    case K_DOUBLE:
+        if (!parse_double(arg, d->min, 1e7, at))
+            return cmd_opts_error(o, ps->usage, "bad %s: %s", opt, arg);
+        return 0;
+    case K_FRACTION:
+        if (!parse_double(arg, 0, 1, at))
+            return cmd_opts_error(o, ps->usage, "%s takes a fraction from 0 "
+                                  "to 1: %s", opt, arg);
+        return 0;
+    case K_APPEND:
+    case K_SIDE: {
+        int *n = target(o, d->count);
+        bool two = ps->groups & OPTS_DIFF;  /* diff: BEFORE and AFTER */
+        long max = d->kind == K_APPEND || two ? d->hi : 1;
+        if (*n >= max && d->kind == K_APPEND)
+            return cmd_opts_error(o, ps->usage, "too many %s: %s", opt, arg);
+        if (*n >= max && two && max > 2)
+            return cmd_opts_error(o, ps->usage, "%s given more than %ld "
+                                  "times: %s", opt, max, arg);
+        if (*n >= max)
+            return cmd_opts_error(o, ps->usage, "%s given %s: %s", opt,
+                                  two ? "more than twice" : "twice", arg);
+        if (d->need && *arg == '\0')
+            return cmd_opts_error(o, ps->usage, "%s needs %s", opt, d->need);
+        ((const char **)at)[(*n)++] = arg;
+        return 0;
+    }
+    case K_CALL:
+        return d->fn(ps, d, arg);
+    }
+    return cmd_opts_error(o, ps->usage, "unknown option");
+}
+
+static int take(parse_state *ps, const opt_def *d, const char *arg)
+{
+    int rc = take_kind(ps, d, arg);
+    if (rc == 0)
+        ps->o->script.given |= d->given;
+    return rc;
 }
 
 /* ---- --output-dir ---------------------------------------------------------- */
@@ -388,6 +865,8 @@ bool cmd_opts_start(cmd_opts *o, int groups, int argc, char **argv,
     }
     *fmt = cmd_opts_format(o, formats);
     *exit_code = *fmt ? 0 : 2;
+    if (*fmt == NULL)
+        cmd_opts_free(o);
     return *fmt != NULL;
 }
 
@@ -409,61 +888,10 @@ const char *cmd_opts_format(const cmd_opts *o, const char *const formats[])
 
 /* ---- the filters (stack/stackfilter.h) ------------------------------------- */
 
-/* A regex once (pprof's: combine with '|'); an id or name list up to
- * STACKFILTER_MAX_IDS. */
-static int take_filter(cmd_opts *o, const char *usage, int id,
-                       const char *arg)
-{
-    static const char *const names[] = { "--focus", "--ignore", "--hide",
-                                         "--show" };
-    stackfilter_spec *f = &o->filter;
-    const char **re[] = { &f->focus, &f->ignore, &f->hide, &f->show };
-    if (id >= O_FOCUS && id <= O_SHOW) {
-        if (*re[id - O_FOCUS])
-            return cmd_opts_error(o, usage, "%s given twice (one regex: "
-                                  "join them with '|')", names[id - O_FOCUS]);
-        *re[id - O_FOCUS] = arg;
-        return 0;
-    }
-    int *n = id == O_ONLY_PID ? &f->npids : id == O_ONLY_TID ? &f->ntids
-             : id == O_ONLY_COMM ? &f->ncomms : &f->nhosts;
-    const char *opt = id == O_ONLY_PID ? "--only-pid" : id == O_ONLY_TID
-                      ? "--only-tid" : id == O_ONLY_COMM ? "--only-comm"
-                      : "--only-host";
-    if (*n == STACKFILTER_MAX_IDS)
-        return cmd_opts_error(o, usage, "more than %d %s", STACKFILTER_MAX_IDS,
-                              opt);
-    if (id == O_ONLY_PID || id == O_ONLY_TID) {
-        long v;
-        if (number(o, usage, opt, arg, 0, 0x7fffffffL, &v))
-            return 2;
-        (id == O_ONLY_PID ? f->pids : f->tids)[(*n)++] = v;
-        return 0;
-    }
-    if (*arg == '\0')
-        return cmd_opts_error(o, usage, "%s needs a name", opt);
-    (id == O_ONLY_COMM ? f->comms : f->hosts)[(*n)++] = arg;
-    return 0;
-}
-
-/* The compiled filter of the last parse: freed by the next parse and at
- * exit (the commands keep their cmd_opts to the end). */
-static stackfilter *parsed_filter;
-
-static void free_parsed_filter(void)
-{
-    stackfilter_free(parsed_filter);
-    parsed_filter = NULL;
-}
-
-/* Compile the filters given into o->in.filter (NULL when none). */
+/* Compile the filters given into o->compiled_filter, which o->in.filter
+ * points at (both NULL when they filter nothing). */
 static int finish_filter(cmd_opts *o, const char *usage)
 {
-    static bool registered;
-    free_parsed_filter();
-    if (!registered)
-        atexit(free_parsed_filter);
-    registered = true;
     strbuf err = STRBUF_INIT;
     stackfilter *f = stackfilter_new(&o->filter, &err);
     int rc = 0;
@@ -472,315 +900,16 @@ static int finish_filter(cmd_opts *o, const char *usage)
     else if (stackfilter_empty(f))
         stackfilter_free(f);
     else
-        o->in.filter = parsed_filter = f;
+        o->in.filter = o->compiled_filter = f;
     sb_free(&err);
     return rc;
 }
 
-/* ---- one option ------------------------------------------------------------ */
-
-/* Take option id with argument arg (NULL for flags).  Returns 0, or 2
- * after a usage error. */
-static int take(cmd_opts *o, int groups, const char *usage, int id,
-                const char *arg)
+void cmd_opts_free(cmd_opts *o)
 {
-    bool two = groups & OPTS_DIFF;     /* diff takes two of -S, -T, --run */
-    double d;
-    long n;
-    switch (id) {
-    case O_FOCUS: case O_IGNORE: case O_HIDE: case O_SHOW:
-    case O_ONLY_PID: case O_ONLY_TID: case O_ONLY_COMM: case O_ONLY_HOST:
-        return take_filter(o, usage, id, arg);
-    case O_OUTPUT: o->output = arg; break;
-    case O_FORMAT: o->format = arg; break;
-    case O_HOST:
-        if (o->pcp.nhosts == PCP_MAX_SOURCES)
-            return cmd_opts_error(o, usage, "too many -h: %s", arg);
-        o->pcp.hosts[o->pcp.nhosts++] = arg;
-        break;
-    case O_ARCHIVE:
-        if (o->pcp.narchives == PCP_MAX_SOURCES)
-            return cmd_opts_error(o, usage, "too many -a: %s", arg);
-        o->pcp.archives[o->pcp.narchives++] = arg;
-        break;
-    case O_INTERVAL: o->pcp.interval = arg; break;
-    case O_START:
-        if (o->nstarts == (two ? CMD_MAX_PROFILES : 1))
-            return two ? cmd_opts_error(o, usage, "-S given more than %d "
-                                        "times: %s", CMD_MAX_PROFILES, arg)
-                       : cmd_opts_error(o, usage, "-S given twice: %s", arg);
-        o->starts[o->nstarts++] = arg;
-        break;
-    case O_FINISH:
-        if (o->nfinishes == (two ? CMD_MAX_PROFILES : 1))
-            return two ? cmd_opts_error(o, usage, "-T given more than %d "
-                                        "times: %s", CMD_MAX_PROFILES, arg)
-                       : cmd_opts_error(o, usage, "-T given twice: %s", arg);
-        o->finishes[o->nfinishes++] = arg;
-        break;
-    case O_METRIC:
-        if (o->pcp.nmetrics == PCP_MAX_METRICS)
-            return cmd_opts_error(o, usage, "too many --metric: %s", arg);
-        o->pcp.metrics[o->pcp.nmetrics++] = arg;
-        o->metric_opt = true;
-        break;
-    case O_BY_HOST: o->pcp.by_host = true; break;
-    case O_WEIGHT:
-        if (strcmp(arg, "time") != 0 && strcmp(arg, "events") != 0)
-            return cmd_opts_error(o, usage, "--weight %s: give time or events", arg);
-        o->pcp.weigh = arg[0] == 't' ? PCP_WEIGH_TIME : PCP_WEIGH_EVENTS;
-        break;
-    case O_WAIT: {
-        char *end;
-        errno = 0;
-        double w = strtod(arg, &end);
-        if (end == arg || *end != '\0' || errno != 0 || !(w >= 0) || w > 86400)
-            return cmd_opts_error(o, usage, "--wait %s: give seconds, 0 to "
-                                  "86400", arg);
-        o->pcp.wait_s = w;
-        o->pcp.wait_set = true;
-        break;
-    }
-    case O_SERIES:
-        if (o->nseries == 2 || (o->nseries == 1 && !two))
-            return cmd_opts_error(o, usage, "%s: %s", two
-                                  ? "--series given more than twice"
-                                  : "--series given twice", arg);
-        if (*arg == '\0')
-            return cmd_opts_error(o, usage, "--series needs a query (a metric "
-                                  "name, with {label filters} if any)");
-        o->series[o->nseries++] = arg;
-        break;
-    case O_PMPROXY:
-        if (*arg == '\0')
-            return cmd_opts_error(o, usage, "--pmproxy needs a URL");
-        o->pcp.pmproxy = arg;
-        break;
-    case O_RUN:
-        if (o->nruns == (two ? 2 : 1))
-            return cmd_opts_error(o, usage, "%s: %s", two
-                                  ? "--run given more than twice"
-                                  : "--run given twice", arg);
-        if (*arg == '\0')
-            return cmd_opts_error(o, usage, "--run needs a run name");
-        o->runs[o->nruns++] = arg;
-        break;
-    case O_OUTPUT_DIR:
-        if (*arg == '\0')
-            return cmd_opts_error(o, usage, "--output-dir needs a directory");
-        o->output_dir = arg;
-        break;
-    case O_LABEL: o->label = arg; break;
-    case O_INPUT_FORMAT:
-        if (!input_format_parse(arg, &o->in.format))
-            return cmd_opts_error(o, usage, "unknown input format: %s", arg);
-        break;
-    case O_PID: o->in.perf.include_pid = true; break;
-    case O_TID: o->in.perf.include_tid = true; break;
-    /* the marks are the default (every path marks as the relay does);
-     * with --no-marks each of --kernel and --jit adds back its own mark
-     * only, as stackcollapse-perf.pl's options do (perf_frame_opts) */
-    case O_KERNEL: o->in.perf.kernel_marks = true; break;
-    case O_JIT: o->in.perf.jit_marks = true; break;
-    case O_ALL: o->in.perf.kernel_marks = o->in.perf.jit_marks = true; break;
-    case O_NO_COMM: o->in.perf.no_comm = true; break;
-    case O_NO_MARKS: o->in.perf.no_marks = true; break;
-    case O_PERIOD: o->in.perf.period = true; break;
-    case O_ADDRS: o->in.perf.include_addrs = true; break;
-    case O_SAMPLE_INDEX:
-        if (*arg == '\0')
-            return cmd_opts_error(o, usage, "--sample-index needs a number "
-                                  "or a sample type name");
-        o->in.sample_index = arg;
-        break;
-    case O_SAMPLE_TIMES: o->sample_times = true; break;
-    case O_TITLE: o->svg.title = arg; break;
-    case O_SUBTITLE: o->svg.subtitle = arg; break;
-    case O_COUNTNAME: o->svg.countname = arg; o->countname_given = true; break;
-    case O_NAMETYPE: o->svg.nametype = arg; break;
-    case O_NOTES: o->svg.notes = arg; break;
-    case O_CP: o->svg.cp = true; break;
-    case O_FACTOR:
-        if (!parse_double(arg, 0, &d) || !(d > 0))
-            return cmd_opts_error(o, usage, "bad --factor: %s", arg);
-        o->svg.factor = d;
-        break;
-    case O_BGCOLORS:
-        if (!flamesvg_bgcolors_ok(arg))
-            return cmd_opts_error(o, usage, "--bgcolors takes yellow, blue, "
-                                  "green, grey or #rrggbb: %s", arg);
-        o->svg.bgcolors = arg;
-        break;
-    case O_NAMEATTR: o->svg.nameattr_file = arg; break;
-    case O_ENCODING:
-        if (*arg == '\0' || strpbrk(arg, "\"<>&'") != NULL)
-            return cmd_opts_error(o, usage, "bad --encoding: %s", arg);
-        o->svg.encoding = arg;
-        break;
-    case O_FONTTYPE: o->svg.fonttype = arg; break;
-    case O_WIDTH:
-        if (!parse_double(arg, 40, &o->svg.width))
-            return cmd_opts_error(o, usage, "bad --width: %s", arg);
-        break;
-    case O_HEIGHT:
-        if (!parse_double(arg, 2, &o->svg.frameheight))
-            return cmd_opts_error(o, usage, "bad --height: %s", arg);
-        break;
-    case O_FONTSIZE:
-        if (!parse_double(arg, 1, &o->svg.fontsize))
-            return cmd_opts_error(o, usage, "bad --fontsize: %s", arg);
-        break;
-    case O_FONTWIDTH:
-        if (!parse_double(arg, 0.01, &o->svg.fontwidth))
-            return cmd_opts_error(o, usage, "bad --fontwidth: %s", arg);
-        break;
-    case O_MINWIDTH: {
-        char buf[64];
-        snprintf(buf, sizeof buf, "%s", arg);
-        size_t len = strlen(buf);
-        o->svg.minwidth_pct = len > 0 && buf[len - 1] == '%';
-        if (o->svg.minwidth_pct)
-            buf[len - 1] = '\0';
-        if (!parse_double(buf, 0, &d))
-            return cmd_opts_error(o, usage, "bad --minwidth: %s", arg);
-        o->svg.minwidth = d;
-        break;
-    }
-    case O_COLORS:
-        if (!palette_parse(arg, &o->svg.colors))
-            return cmd_opts_error(o, usage, "unknown palette: %s", arg);
-        break;
-    case O_HASH: o->svg.hash = true; break;
-    case O_REVERSE: o->reverse = true; break;
-    case O_INVERTED: o->svg.inverted = true; break;
-    case O_FLAMECHART: o->svg.flamechart = true; break;
-    case O_SORT:
-        if (strcmp(arg, "weight") == 0)
-            o->sort_weight = true;
-        else if (strcmp(arg, "name") == 0)
-            o->sort_weight = false;
-        else
-            return cmd_opts_error(o, usage, "--sort takes name or weight: %s",
-                                  arg);
-        break;
-    case O_NORMALIZE:
-    case O_ABSOLUTE:
-        if (id == O_ABSOLUTE ? o->normalize : o->absolute)
-            return cmd_opts_error(o, usage, "-n/--normalize and --absolute "
-                                  "contradict: pick one");
-        if (id == O_ABSOLUTE)
-            o->absolute = true;
-        else
-            o->normalize = true;
-        break;
-    case O_STRIP_HEX: o->in.strip_hex = true; break;
-    case O_NEGATE: o->svg.negate = true; break;
-    case O_ELIDED: o->elided = true; break;
-    case O_FOLDED: o->folded_out = true; break;
-    case O_LIMIT: {
-        char *end;
-        o->limit = strtol(arg, &end, 10);
-        if (*end || o->limit < 0)
-            return cmd_opts_error(o, usage, "bad --limit: %s", arg);
-        break;
-    }
-    case O_BY:
-        if (strcmp(arg, "self") && strcmp(arg, "total"))
-            return cmd_opts_error(o, usage, "--by takes self or total: %s",
-                                  arg);
-        o->by = arg;
-        break;
-    case O_ROWS:
-        if (number(o, usage, "--rows", arg, 1, HEATMAP_MAX_ROWS, &n))
-            return 2;
-        o->rows = (int)n;
-        break;
-    case O_ENHANCE: o->enhance = true; break;
-    case O_NODECOUNT:
-        return number(o, usage, "--nodecount", arg, 0, 1000000, &o->nodecount);
-    case O_NODEFRACTION:
-    case O_EDGEFRACTION:
-        if (!parse_double(arg, 0, &d) || d > 1)
-            return cmd_opts_error(o, usage, "%s takes a fraction from 0 to "
-                                  "1: %s", id == O_NODEFRACTION
-                                  ? "--nodefraction" : "--edgefraction", arg);
-        *(id == O_NODEFRACTION ? &o->nodefraction : &o->edgefraction) = d;
-        break;
-    case O_KEEP_IDLE: o->keep_idle = true; break;
-    case O_LIVE_DIR:
-        if (*arg == '\0')
-            return cmd_opts_error(o, usage, "--dir needs a directory");
-        o->live_dir = arg;
-        break;
-    case O_WINDOW_MINUTES:
-        return number(o, usage, "--window-minutes", arg, 1,
-                      HEATMAP_MAX_COLUMNS / 60 - 1, &o->window_min);
-    case O_FLAME_SECONDS:
-        return number(o, usage, "--flame-seconds", arg, 1, 86400, &o->flame_s);
-    case O_MAX_SAMPLES:
-        return number(o, usage, "--max-samples", arg, 1000, 1000000000L,
-                      &o->max_samples);
-    case O_HEATMAP_KIND:
-        if (strcmp(arg, "html") && strcmp(arg, "svg") && strcmp(arg, "both"))
-            return cmd_opts_error(o, usage, "--heatmap takes html, svg or both");
-        o->want_html = strcmp(arg, "svg") != 0;
-        o->want_svg = strcmp(arg, "html") != 0;
-        break;
-    case O_LISTEN: o->listen = arg; break;
-    case O_ALLOW_RUNS: o->allow_runs = true; break;
-    case O_DURATION:
-        o->script.duration = duration_parse(arg);
-        if (o->script.duration <= 0)
-            return cmd_opts_error(o, usage, "bad duration '%s' (seconds, or "
-                                  "with a unit: 500ms, 10s, 2m, 1h)", arg);
-        break;
-    case O_SCRIPT_NAME:
-        if (!run_name_ok(arg))
-            return cmd_opts_error(o, usage, "bad name '%s': a letter, then "
-                                  "letters, digits or '_', at most 48 (it is "
-                                  "the module name and a PCP name component)",
-                                  arg);
-        o->script.name = arg;
-        break;
-    case O_HZ:
-    case O_SCRIPT_PID: {
-        const script_opt *so = script_opt_find(id == O_HZ ? "hz" : "pid");
-        if (!script_opt_value(so, arg, id == O_HZ ? &o->script.hz : &o->script.pid))
-            return cmd_opts_error(o, usage, "bad --%s '%s' (%s)", so->name, arg, so->what);
-        o->script.given |= id == O_HZ ? RUN_OPT_HZ : RUN_OPT_PID;
-        break;
-    }
-    case O_CMD:
-        if (*arg == '\0')
-            return cmd_opts_error(o, usage, "empty --cmd");
-        o->script.cmd = arg;
-        o->script.given |= RUN_OPT_CMD;
-        break;
-    case O_KERNEL_ONLY:
-        o->script.kernel_only = true;
-        o->script.given |= RUN_OPT_KERNEL_ONLY;
-        break;
-    case O_USER_ONLY:
-        o->script.user_only = true;
-        o->script.given |= RUN_OPT_USER_ONLY;
-        break;
-    case O_SCRIPT_DIR: o->script.dir = arg; break;
-    case O_REPLAY: o->script.replay = true; break;
-    case O_SAVE:
-        if (*arg == '\0')
-            return cmd_opts_error(o, usage, "--save needs a file name");
-        o->script.save = arg;
-        break;
-    case O_BACKEND:
-        if (strcmp(arg, "stap") && strcmp(arg, "bpf") && strcmp(arg, "perf"))
-            return cmd_opts_error(o, usage, "bad --backend '%s' (stap, bpf or "
-                                  "perf)", arg);
-        o->script.backend = arg;
-        break;
-    default:
-        return cmd_opts_error(o, usage, "unknown option");
-    }
-    return 0;
+    stackfilter_free(o->compiled_filter);
+    o->compiled_filter = NULL;
+    o->in.filter = NULL;
 }
 
 /* ---- after the options: what they say together ------------------------------ */
@@ -809,7 +938,8 @@ static int finish_pcp(cmd_opts *o, const char *usage)
     o->pcp.start = o->nstarts ? o->starts[0] : NULL;
     o->pcp.finish = o->nfinishes ? o->finishes[0] : NULL;
     o->pcp.series = o->nseries ? o->series[0] : NULL;
-    if (pcp_options_active(&o->pcp) && !o->metric_opt && o->nseries == 0) {
+    bool metric_opt = o->pcp.nmetrics > 0;      /* --metric given */
+    if (pcp_options_active(&o->pcp) && !metric_opt && o->nseries == 0) {
         /* the arguments name the event metrics */
         if (o->nfiles > PCP_MAX_METRICS)
             return cmd_opts_error(o, usage, "too many metrics: %s",
@@ -865,19 +995,6 @@ static void defaults(cmd_opts *o, const char *command)
 static bool looks_like_option(const char *a)
 {
     return a[0] == '-' && a[1] != '\0';
-}
-
-static bool takes_no_dash(int id)
-{
-    switch (id) {
-    case O_HOST: case O_ARCHIVE: case O_OUTPUT: case O_OUTPUT_DIR:
-    case O_LIVE_DIR: case O_SCRIPT_DIR: case O_METRIC: case O_RUN:
-    case O_INTERVAL: case O_FORMAT: case O_INPUT_FORMAT: case O_NAMEATTR:
-    case O_SAVE: case O_LABEL: case O_SCRIPT_NAME:
-        return true;
-    default:
-        return false;
-    }
 }
 
 /* ---- --help ------------------------------------------------------------------ */
@@ -939,33 +1056,53 @@ static void print_help(int groups, const char *usage)
 }
 
 /* The getopt_long table and short-option string of the options the
- * groups accept. */
-static void build_table(int groups, struct option *lo, char *shortopts)
+ * groups accept; a long option's value is 256 + its row.  NULL, or
+ * what is wrong with the rows these groups accept (written in why). */
+static const char *build_table(int groups, struct option *lo,
+                               char *shortopts, char *why, size_t size)
 {
     size_t k = 0, s = 0;
     shortopts[s++] = ':';           /* a missing argument returns ':' */
+    shortopts[s] = '\0';
     for (size_t i = 0; i < NOPTIONS; i++) {
         const opt_def *d = &options[i];
         if (!accepted(d, groups))
             continue;
-        lo[k++] = (struct option){ d->name, d->has_arg, NULL, d->id };
+        const char *problem = row_problem(d);
+        for (size_t j = 0; problem == NULL && j < k; j++)
+            if (strcmp(lo[j].name, d->name) == 0)
+                problem = "its name stands twice";
+        if (problem == NULL && d->letter && strchr(shortopts + 1, d->letter))
+            problem = "its letter stands twice";
+        if (problem) {
+            snprintf(why, size, "--%s: %s", d->name, problem);
+            return why;
+        }
+        bool has_arg = d->arg[0] != '\0';
+        lo[k++] = (struct option){ d->name, has_arg ? required_argument
+                                            : no_argument, NULL, 256 + (int)i };
         if (d->letter) {
             shortopts[s++] = (char)d->letter;
-            if (d->has_arg == required_argument)
+            if (has_arg)
                 shortopts[s++] = ':';
+            shortopts[s] = '\0';
         }
     }
     shortopts[s] = '\0';
     lo[k] = (struct option){ NULL, 0, NULL, 0 };
+    return NULL;
 }
 
-/* The option id of short letter c for these groups. */
-static int letter_id(int groups, int c)
+/* The row of getopt's answer c: a long option's, or short letter c's
+ * among the groups'. */
+static const opt_def *row_of(int groups, int c)
 {
+    if (c >= 256)
+        return &options[c - 256];
     for (size_t i = 0; i < NOPTIONS; i++)
         if (options[i].letter == c && accepted(&options[i], groups))
-            return options[i].id;
-    return 0;
+            return &options[i];
+    return NULL;
 }
 
 int cmd_opts_parse(cmd_opts *o, int groups, int argc, char **argv,
@@ -975,8 +1112,10 @@ int cmd_opts_parse(cmd_opts *o, int groups, int argc, char **argv,
     if (groups & OPTS_INPUT)
         groups |= OPTS_FILTER;      /* every command reading stacks */
     struct option lo[NOPTIONS + 1];
-    char shortopts[2 * NOPTIONS + 2];
-    build_table(groups, lo, shortopts);
+    char shortopts[2 * NOPTIONS + 2], why[128];
+    if (build_table(groups, lo, shortopts, why, sizeof why))
+        return cmd_opts_error(o, usage, "the option table: %s", why);
+    parse_state ps = { o, usage, groups };
     optind = 0;     /* GNU: full reinitialisation, callable repeatedly */
     opterr = 0;
     int c;
@@ -986,17 +1125,19 @@ int cmd_opts_parse(cmd_opts *o, int groups, int argc, char **argv,
         if (c == ':')
             return cmd_opts_error(o, usage, "missing argument: %s",
                                   argv[optind - 1]);
-        int id = c < 256 ? letter_id(groups, c) : c;
-        if (optarg && looks_like_option(optarg) && takes_no_dash(id))
+        const opt_def *d = row_of(groups, c);
+        if (d == NULL)
+            return cmd_opts_error(o, usage, "unknown option");
+        if (optarg && looks_like_option(optarg) && d->no_dash)
             return cmd_opts_error(o, usage, "missing argument: %s (found the "
                                   "option %s)", optarg == argv[optind - 1]
                                   ? argv[optind - 2] : argv[optind - 1],
                                   optarg);
-        if (id == O_HELP) {
+        if (d->kind == K_HELP) {
             print_help(groups, usage);
             return 1;
         }
-        int rc = take(o, groups, usage, id, optarg);
+        int rc = take(&ps, d, optarg);
         if (rc != 0)
             return rc;
     }
@@ -1009,5 +1150,9 @@ int cmd_opts_parse(cmd_opts *o, int groups, int argc, char **argv,
     if (groups & OPTS_SCRIPT)
         return finish_script(o, usage);
     int rc = finish_filter(o, usage);
-    return rc ? rc : finish_pcp(o, usage);
+    if (rc == 0)
+        rc = finish_pcp(o, usage);
+    if (rc != 0)
+        cmd_opts_free(o);           /* a failed parse leaves nothing */
+    return rc;
 }

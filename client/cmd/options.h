@@ -2,10 +2,13 @@
  * of options, each in a group; a command names the groups it accepts
  * and the parser builds its getopt_long table from them, so an option
  * has one spelling, one validation and one error message everywhere
- * (staprelay(1) documents each group once).  An option of a group the
- * command does not accept is "not valid here"; one no command knows is
- * "unknown".  Reading the inputs and opening the output is
- * cmd/inout.h's. */
+ * (staprelay(1) documents each group once).  A row says how its option
+ * is taken -- a kind (flag, string, bounded number, list) and the
+ * cmd_opts field it fills, or a callback for an option with a rule of
+ * its own -- so an ordinary option is one row and one field below.  An
+ * option of a group the command does not accept is "not valid here";
+ * one no command knows is "unknown".  Reading the inputs and opening
+ * the output is cmd/inout.h's. */
 #ifndef STAPRELAY_OPTIONS_H
 #define STAPRELAY_OPTIONS_H
 
@@ -73,7 +76,6 @@ typedef struct cmd_opts {
     /* PCP inputs.  With -h/-a the arguments are event metric names,
      * unless --metric names it; then they are files merged in. */
     pcp_options   pcp;
-    bool          metric_opt;  /* --metric given */
     /* -S, -T as given (diff takes up to CMD_MAX_PROFILES: its table
      * compares that many windows, its flame graph two) */
     const char   *starts[CMD_MAX_PROFILES];
@@ -108,18 +110,27 @@ typedef struct cmd_opts {
     double        nodefraction, edgefraction;
     /* OPTS_SCRIPT: the script named and its options */
     run_opts      script;
-    /* OPTS_FILTER: the spec as given; compiled into in.filter by the
-     * parse (valid until the next cmd_opts_parse, freed at exit) */
+    /* OPTS_FILTER: the spec as given, and the filter the parse
+     * compiled from it (in.filter points at it; NULL when it filters
+     * nothing).  o owns it: cmd_opts_free. */
     stackfilter_spec filter;
+    stackfilter  *compiled_filter;
 } cmd_opts;
 
 /* Parse argv (argv[0] is the command name) for a command accepting the
- * given groups.  Returns 0; 2 after printing a usage error ("staprelay
- * CMD: MESSAGE" and "usage: USAGE", also kept in o->error); or 1 after
- * printing help for --help, so callers return rc == 1 ? 0 : rc.  -h is
- * never help: it is pmcd's host, as in every PCP tool. */
+ * given groups into o (whatever it held is overwritten, not freed).
+ * Returns 0, and the caller cmd_opts_free()s o when done with it; 2
+ * after printing a usage error ("staprelay CMD: MESSAGE" and "usage:
+ * USAGE", also kept in o->error); or 1 after printing help for --help,
+ * so callers return rc == 1 ? 0 : rc (o then owns nothing).  -h is
+ * never help: it is pmcd's host, as in every PCP tool.  argv's strings
+ * must outlive o (its strings point into them). */
 int cmd_opts_parse(cmd_opts *o, int groups, int argc, char **argv,
                    const char *usage);
+
+/* Free what a parse that returned 0 left to o (the compiled filter;
+ * in.filter becomes NULL).  The rest of o stays as it is. */
+void cmd_opts_free(cmd_opts *o);
 
 /* The stem of --output-dir's file names: --name LABEL, else the run's
  * name, else "BEFORE-vs-AFTER" (diff). */
@@ -131,9 +142,10 @@ void cmd_opts_output_stem(const cmd_opts *o, strbuf *sb);
 const char *cmd_opts_format(const cmd_opts *o, const char *const formats[]);
 
 /* How a command with --format starts: cmd_opts_parse, then
- * cmd_opts_format.  True to go on with *fmt set; false with the exit
- * status in *exit_code (0 after --help, 2 after a usage or format
- * error, both already printed). */
+ * cmd_opts_format.  True to go on with *fmt set (the caller then
+ * cmd_opts_free()s o); false with the exit status in *exit_code (0
+ * after --help, 2 after a usage or format error, both already printed)
+ * and nothing left to free. */
 bool cmd_opts_start(cmd_opts *o, int groups, int argc, char **argv,
                     const char *usage, const char *const formats[],
                     const char **fmt, int *exit_code);
