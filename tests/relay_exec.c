@@ -140,7 +140,7 @@ START_TEST(exec_escapes_die_with_the_command)
         char err[256];
         exec_job *j = exec_start(loop, argv, &o, capture, &c2, err, sizeof(err));
         ck_assert_ptr_nonnull(j);
-        double end = ev_time() + 10;
+        double end = ev_time() + 60;
         while (sleepers(marker, false) < 3 && ev_time() < end)
             ev_run(loop, EVRUN_NOWAIT);
         ck_assert_int_ge(sleepers(marker, false), 3);
@@ -169,7 +169,7 @@ START_TEST(exec_timeout_kills_group)
     double t0 = ev_time();
     exec_capture c = run_cmd(argv, 0.3, 1 << 20);
     ck_assert(c.res.timed_out);
-    ck_assert(ev_time() - t0 < 5);
+    ck_assert(ev_time() - t0 < 20);   /* not the sleep's 30 s: killed */
     char buf[200];
     exec_describe(&c.res, 0.3, buf, sizeof(buf));
     ck_assert_str_eq(buf, "data-exec killed after the 0.3s time-out");
