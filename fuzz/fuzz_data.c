@@ -1,7 +1,8 @@
 /* libFuzzer target: a data document (values, arrays, histogram buckets,
  * event records with stacks) parsed as a source's read parses it (the
- * bounded pre-scan, numbers beyond int64 kept) and mapped through fixed
- * metadata that uses every type, unsigned included. */
+ * bounded pre-scan, numbers beyond int64 kept, values in an arena) and
+ * mapped through fixed metadata that uses every type, unsigned
+ * included. */
 #include "relay/events.h"
 #include "relay/jsondoc.h"
 #include "relay/metadata.h"
@@ -42,7 +43,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (meta == NULL)
         meta = metadata_parse(meta_doc, strlen(meta_doc), "fuzz", err, sizeof(err));
     json_error_t jerr;
-    json_t *doc = jsondoc_parse((const char *)data, size, 64u << 20, &jerr, err, sizeof(err));
+    /* the arena parse, as a source's read does it (relay/source.c) */
+    jsondoc_arena arena = JSONDOC_ARENA_INIT;
+    json_t *doc = jsondoc_parse_arena((const char *)data, size, 64u << 20, &arena, &jerr,
+                                      err, sizeof(err));
     if (doc == NULL)
         return 0;
     snapshot *s = snapshot_build_limited(meta, doc, 1u << 20, err, sizeof(err));
@@ -59,6 +63,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     event_stream_ingest(es, doc, 1764450000000000000LL, NULL, "fuzz");
     evqueue_read(es->queue, 1, 1 << 20, &missed, consume, NULL);
     event_stream_free(es);
-    json_decref(doc);
+    jsondoc_arena_release(&arena);
     return 0;
 }

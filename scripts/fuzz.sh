@@ -18,7 +18,7 @@ seed() {   # seed TARGET DIR: copy the fixtures that fit the target
     case $t in
         fuzz_config) files="pmda/config.json" ;;
         fuzz_metadata) files=$(find examples stap/fixtures -name 'metadata.json') ;;
-        fuzz_data) files=$(find examples stap/fixtures -name 'data*.json') ;;
+        fuzz_data|fuzz_jsondoc_arena) files=$(find examples stap/fixtures -name 'data*.json') ;;
         *) files= ;;
     esac
     i=0
