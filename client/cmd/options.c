@@ -32,7 +32,7 @@ enum {
     O_SAMPLE_INDEX, O_SAMPLE_TIMES, O_NODECOUNT, O_NODEFRACTION,
     O_EDGEFRACTION,
     O_FOCUS, O_IGNORE, O_HIDE, O_SHOW, O_ONLY_PID, O_ONLY_TID, O_ONLY_COMM,
-    O_ONLY_HOST,
+    O_ONLY_HOST, O_HOTCOLD,
 };
 
 /* Every option of every command.  A long name or a short letter may
@@ -118,7 +118,7 @@ static const opt_def options[] = {
     { "minwidth", required_argument, 0, O_MINWIDTH, OPTS_SVG,
       "PX|N%", "leave out frames narrower than this (default 0.1 px)" },
     { "colors", required_argument, 0, O_COLORS, OPTS_SVG,
-      "PALETTE", "hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange" },
+      "PALETTE", "hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange, hotcold" },
     { "palette", required_argument, 0, O_COLORS, OPTS_SVG,
       "PALETTE", "the same as --colors" },
     { "hash", no_argument, 0, O_HASH, OPTS_SVG,
@@ -206,6 +206,10 @@ static const opt_def options[] = {
       "F", "call graph: leave out nodes under F of the total" },
     { "edgefraction", required_argument, 0, O_EDGEFRACTION, OPTS_GRAPH,
       "F", "call graph: leave out edges under F of the total" },
+    { "hotcold", no_argument, 0, O_HOTCOLD, OPTS_HOTCOLD,
+      "", "on-CPU samples and off-CPU blocks in one graph, in ns, per thread at most the window" },
+    { "hz", required_argument, 0, O_HZ, OPTS_HOTCOLD,
+      "N", "--hotcold: the on-CPU samples' frequency, each 1/N s (default 99)" },
     { "dir", required_argument, 0, O_LIVE_DIR, OPTS_LIVE,
       "DIR", "the directory kept up to date" },
     { "window-minutes", required_argument, 0, O_WINDOW_MINUTES, OPTS_LIVE,
@@ -594,6 +598,7 @@ static int take(cmd_opts *o, int groups, const char *usage, int id,
         o->in.sample_index = arg;
         break;
     case O_SAMPLE_TIMES: o->sample_times = true; break;
+    case O_HOTCOLD: o->hotcold = true; break;
     case O_TITLE: o->svg.title = arg; break;
     case O_SUBTITLE: o->svg.subtitle = arg; break;
     case O_COUNTNAME: o->svg.countname = arg; o->countname_given = true; break;
@@ -895,6 +900,7 @@ static const struct { int group; const char *title; } group_titles[] = {
     { OPTS_HEATMAP,  "Heat map options" },
     { OPTS_LIVE,     "Live options" },
     { OPTS_WEB,      "Web options" },
+    { OPTS_HOTCOLD,  "Hot/cold options" },
     { OPTS_SCRIPT,   "Script options" },
     { OPTS_OUTPUT,   "Output" },
     { 0,             "Other" },
