@@ -900,7 +900,7 @@ static const struct { int group; const char *title; } group_titles[] = {
     { OPTS_HEATMAP,  "Heat map options" },
     { OPTS_LIVE,     "Live options" },
     { OPTS_WEB,      "Web options" },
-    { OPTS_HOTCOLD,  "Hot/cold options" },
+    { OPTS_HOTCOLD,  "Hot and cold options" },
     { OPTS_SCRIPT,   "Script options" },
     { OPTS_OUTPUT,   "Output" },
     { 0,             "Other" },
