@@ -209,7 +209,7 @@ static const opt_def options[] = {
     { "hotcold", no_argument, 0, O_HOTCOLD, OPTS_HOTCOLD,
       "", "on-CPU samples and off-CPU blocks in one graph, in ns, per thread at most the window" },
     { "hz", required_argument, 0, O_HZ, OPTS_HOTCOLD,
-      "N", "--hotcold: the on-CPU samples' frequency, each 1/N s (default 99)" },
+      "N", "--hotcold: the on-CPU samples' frequency, each 1/N s (default: the source's, else 99)" },
     { "dir", required_argument, 0, O_LIVE_DIR, OPTS_LIVE,
       "DIR", "the directory kept up to date" },
     { "window-minutes", required_argument, 0, O_WINDOW_MINUTES, OPTS_LIVE,
