@@ -23,7 +23,9 @@ static const char flame_usage[] =
     "[-S START] [-T END] [-t STEP] [--by-host]\n"
     "       staprelay flame [SVG options] {-h HOST[:PORT] [-t INTERVAL] | "
     "-a ARCHIVE} --run NAME [-o FILE | --output-dir DIR [--name LABEL]] "
-    "[METRIC]";
+    "[METRIC]\n"
+    "       staprelay flame [SVG options] --hotcold [--hz N] {-h HOST[:PORT] "
+    "[-t INTERVAL] [-T END] | -a ARCHIVE [-S START] [-T END]} ONCPU OFFCPU";
 
 static const char *const flame_formats[] = { "svg", "speedscope", "pprof", NULL };
 
@@ -31,6 +33,11 @@ static const char *const flame_formats[] = { "svg", "speedscope", "pprof", NULL 
 static int flame_command(cmd_opts *o, const char *fmt)
 {
     int rc = 0;
+    if (o->hotcold && strcmp(fmt, "svg") != 0)
+        return cmd_opts_error(o, flame_usage, "--hotcold draws an SVG, not "
+                              "--format %s", fmt);
+    if (o->hotcold && o->svg.colors == PAL_HOT)   /* unless --colors said */
+        o->svg.colors = PAL_HOTCOLD;
     struct pprof_builder *pb = inout_pprof_start(o, strcmp(fmt, "pprof") == 0,
                                                  &rc);
     if (rc)
@@ -45,7 +52,8 @@ static int flame_command(cmd_opts *o, const char *fmt)
         o->in.on_sample = speedscope_timeline_observe;
         o->in.on_sample_arg = &tl;
     }
-    rc = inout_read_inputs(o, o->files, o->nfiles, 0, tab);
+    rc = o->hotcold ? inout_read_hotcold(o, tab)
+                    : inout_read_inputs(o, o->files, o->nfiles, 0, tab);
     strbuf sub = STRBUF_INIT;
     if (rc == 0 && o->pcp.run && o->svg.subtitle == NULL) {
         inout_run_title(&sub, o->pcp.run, &run);
@@ -101,7 +109,7 @@ int cmd_flame(int argc, char **argv)
     const char *fmt;
     int rc;
     if (!cmd_opts_start(&o, OPTS_INPUT | OPTS_PCP | OPTS_SVG | OPTS_TREE
-                        | OPTS_FROM_RUN | OPTS_OUTPUT,
+                        | OPTS_FROM_RUN | OPTS_OUTPUT | OPTS_HOTCOLD,
                         argc, argv, flame_usage, flame_formats, &fmt, &rc))
         return rc;
     rc = flame_command(&o, fmt);

@@ -19,7 +19,9 @@ static const char fold_usage[] =
     "       staprelay fold -a ARCHIVE|FARM... [-S START] [-T END] [--by-host] "
     "[-o FILE] METRIC...\n"
     "       staprelay fold --series QUERY [--pmproxy URL] [-S START] [-T END] "
-    "[-t STEP] [--by-host] [-o FILE]";
+    "[-t STEP] [--by-host] [-o FILE]\n"
+    "       staprelay fold --hotcold [--hz N] {-h HOST[:PORT] [-t INTERVAL] "
+    "[-T END] | -a ARCHIVE [-S START] [-T END]} [-o FILE] ONCPU OFFCPU";
 
 static const char *const fold_formats[] = { "folded", "speedscope", "pprof", NULL };
 
@@ -33,6 +35,9 @@ static int fold_command(cmd_opts *o, const char *fmt)
         return cmd_opts_error(o, fold_usage, "%s: fold writes one output "
                               "(-o FILE)", o->output_dir ? "--output-dir"
                               : "--name");
+    if (o->hotcold && strcmp(fmt, "folded") != 0)
+        return cmd_opts_error(o, fold_usage, "--hotcold writes folded text, "
+                              "not --format %s", fmt);
     struct pprof_builder *pb = inout_pprof_start(o, strcmp(fmt, "pprof") == 0,
                                                  &rc);
     if (rc)
@@ -43,7 +48,8 @@ static int fold_command(cmd_opts *o, const char *fmt)
         o->in.on_sample = speedscope_timeline_observe;
         o->in.on_sample_arg = &tl;
     }
-    rc = inout_read_inputs(o, o->files, o->nfiles, 0, tab);
+    rc = o->hotcold ? inout_read_hotcold(o, tab)
+                    : inout_read_inputs(o, o->files, o->nfiles, 0, tab);
     if (rc == 0 && stacktab_total(tab, 0) + stacktab_total(tab, 1) <= 0)
         rc = inout_empty_input(o);
     if (rc == 0) {
@@ -76,7 +82,7 @@ int cmd_fold(int argc, char **argv)
     const char *fmt;
     int rc;
     if (!cmd_opts_start(&o, OPTS_INPUT | OPTS_PCP | OPTS_FROM_RUN
-                        | OPTS_OUTPUT, argc, argv, fold_usage, fold_formats,
+                        | OPTS_OUTPUT | OPTS_HOTCOLD, argc, argv, fold_usage, fold_formats,
                         &fmt, &rc))
         return rc;
     rc = fold_command(&o, fmt);

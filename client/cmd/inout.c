@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "client/input/pcp_sibling.h"
 #include "client/render/pprof_write.h"
+#include "client/stack/hotcold.h"
 #include "common/xalloc.h"
 
 char *inout_output_name(const cmd_opts *o, const char *kind)
@@ -162,6 +164,80 @@ int inout_read_inputs(cmd_opts *o, char **files, int nfiles, int col,
         }
     }
     return 0;
+}
+
+/* The sampling clock of profile's records when neither --hz nor the
+ * source's frequency says: profile's and the perf backend's default
+ * (run --hz) */
+#define HOTCOLD_DEFAULT_HZ 99
+
+/* The on-CPU samples' frequency: --hz, else the PREFIX.frequency that
+ * profile publishes beside PREFIX.samples (live now, or the archive's
+ * first value), else the default.  *from says which. */
+static long hotcold_hz(const cmd_opts *o, const char **from)
+{
+    if (o->script.given & RUN_OPT_HZ) {
+        *from = "--hz";
+        return o->script.hz;
+    }
+    double f;
+    if (pcp_sibling_value(&o->pcp, "frequency", &f) && f >= 1 && f <= 1e6) {
+        *from = "the source's frequency";
+        return (long)f;
+    }
+    *from = "--hz's default";
+    return HOTCOLD_DEFAULT_HZ;
+}
+
+/* What the collector saw, on stderr. */
+static void hotcold_notes(const cmd_opts *o, const hotcold *hc, long hz,
+                          const char *from)
+{
+    fprintf(stderr, "staprelay %s: hot/cold: %" PRIu64 " on-CPU samples "
+            "(1/%ld s each, %s), %" PRIu64 " off-CPU blocks, %zu threads, "
+            "window %.3f s; threads over it, scaled to it: %zu\n", o->command,
+            hotcold_samples(hc, false), hz, from,
+            hotcold_samples(hc, true), hotcold_threads(hc),
+            (double)hotcold_window_ns(hc) / 1e9, hotcold_scaled(hc));
+    if (hotcold_samples(hc, true) == 0)
+        fprintf(stderr, "staprelay %s: hot/cold: no off-CPU blocks (records "
+                "weighed by a duration, as offcpu's)\n", o->command);
+    if (hotcold_samples(hc, false) == 0)
+        fprintf(stderr, "staprelay %s: hot/cold: no on-CPU samples (records "
+                "without a duration, as profile's)\n", o->command);
+}
+
+int inout_read_hotcold(cmd_opts *o, stacktab *tab)
+{
+    if (!pcp_options_active(&o->pcp) || o->pcp.series) {
+        fprintf(stderr, "staprelay %s: --hotcold reads PCP event records "
+                "(-h HOST or -a ARCHIVE): on-CPU samples and off-CPU blocks "
+                "with their threads and times\n", o->command);
+        return 2;
+    }
+    if (o->pcp.weigh == PCP_WEIGH_EVENTS) {
+        fprintf(stderr, "staprelay %s: --hotcold weighs the off-CPU blocks "
+                "by their time: not with --weight events\n", o->command);
+        return 2;
+    }
+    const char *from;
+    long hz = hotcold_hz(o, &from);
+    hotcold *hc = hotcold_new(1e9 / (double)hz);
+    o->in.on_detail = hotcold_observe;
+    o->in.on_detail_arg = hc;
+    stacktab *raw = stacktab_new();
+    int rc = inout_read_inputs(o, o->files, o->nfiles, 0, raw);
+    o->in.on_detail = NULL;
+    o->in.on_detail_arg = NULL;
+    if (rc == 0) {
+        hotcold_fill(hc, tab);
+        hotcold_notes(o, hc, hz, from);
+        if (!o->countname_given)
+            o->svg.countname = "ns";
+    }
+    stacktab_free(raw);
+    hotcold_free(hc);
+    return rc;
 }
 
 FILE *inout_open_output(cmd_opts *o, const char *kind)

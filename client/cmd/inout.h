@@ -21,6 +21,14 @@
  * left.  Returns 0, 1 (I/O error) or 2 (usage error). */
 int inout_read_inputs(cmd_opts *o, char **files, int nfiles, int col,
                     stacktab *tab);
+/* --hotcold (stack/hotcold.h): read the PCP sources (on-CPU samples
+ * and off-CPU blocks, -h or -a) and put their per-thread normalised
+ * time into tab, each stack under an "oncpu" or "offcpu" root frame;
+ * the count name becomes "ns" (unless --countname).  On-CPU samples
+ * weigh 1/--hz s, else one period of the source's PREFIX.frequency
+ * (pcp_sibling), else of 99 Hz.  Notes on stderr say the window and
+ * the threads scaled.  Returns 0, 1 or 2 as inout_read_inputs. */
+int inout_read_hotcold(cmd_opts *o, stacktab *tab);
 /* Read PCP sources only, with the given options (diff builds its
  * sides from o->pcp).  Same notes and return values.  When records
  * weighed by their duration, the count name becomes "ns" (unless

@@ -43,6 +43,7 @@ enum {
                               * --only-tid --only-comm --only-host
                               * (stack/stackfilter.h); every command taking
                               * OPTS_INPUT takes these */
+    OPTS_HOTCOLD  = 1 << 13, /* --hotcold --hz (flame, fold) */
     OPTS_WEB      = 1 << 15, /* --listen --allow-runs --window-minutes
                               * --max-samples (staprelay web) */
 };
@@ -108,6 +109,9 @@ typedef struct cmd_opts {
     /* OPTS_GRAPH: pprof's cut-offs (80, 0.005, 0.001) */
     long          nodecount;
     double        nodefraction, edgefraction;
+    /* OPTS_HOTCOLD: --hotcold (stack/hotcold.h); its --hz is
+     * script.hz (RUN_OPT_HZ in script.given when given) */
+    bool          hotcold;
     /* OPTS_SCRIPT: the script named and its options */
     run_opts      script;
     /* OPTS_FILTER: the spec as given, and the filter the parse

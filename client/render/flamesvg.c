@@ -385,6 +385,18 @@ static xpos round_x(double x)
     return r;
 }
 
+/* The flat palette of nd: --colors hotcold picks it by nd's root
+ * frame (palette_of_part); others are their own. */
+static palette frame_palette(const flametree *t, const ft_node *nd,
+                             palette p)
+{
+    if (p != PAL_HOTCOLD || nd->depth == 0)
+        return p;
+    while (nd->depth > 1)
+        nd = &t->nodes[nd->parent];
+    return palette_of_part(p, nd->name, nd->name_len);
+}
+
 static void write_frame(strbuf *sb, const flametree *t, const ft_node *nd,
                         const svg_options *o, const geometry *g)
 {
@@ -483,9 +495,11 @@ static void write_frame(strbuf *sb, const flametree *t, const ft_node *nd,
     else if (t->has_delta)
         c = (rgb){ 255, 255, 255 };
     else if (o->pmap)
-        c = palette_map_color(o->pmap, o->colors, o->hash, fname, flen);
+        c = palette_map_color(o->pmap, frame_palette(t, nd, o->colors),
+                              o->hash, fname, flen);
     else
-        c = palette_color(o->colors, o->hash, fname, flen);
+        c = palette_color(frame_palette(t, nd, o->colors), o->hash, fname,
+                          flen);
     xpos r1 = round_x(x1), r2 = round_x(x2);
     double width;
     sb_adds(sb, "<rect x=\"");

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/stack/hotcold.h"
 #include "client/stack/stacktab.h"
 #include "client/util/utf8.h"
 #include "common/xalloc.h"
@@ -16,7 +17,7 @@ static const struct { const char *name; palette p; } palettes[] = {
     { "js", PAL_JS }, { "perl", PAL_PERL }, { "red", PAL_RED },
     { "green", PAL_GREEN }, { "blue", PAL_BLUE }, { "aqua", PAL_AQUA },
     { "yellow", PAL_YELLOW }, { "purple", PAL_PURPLE },
-    { "orange", PAL_ORANGE },
+    { "orange", PAL_ORANGE }, { "hotcold", PAL_HOTCOLD },
 };
 
 bool palette_parse(const char *name, palette *out)
@@ -152,9 +153,20 @@ static palette resolve(palette p, const char *s, size_t n)
         return PAL_AQUA;
     case PAL_CHAIN:
         return has(s, n, "_[w]") ? PAL_AQUA : PAL_BLUE;
+    case PAL_HOTCOLD:      /* by name alone: only the mark itself */
+        return palette_of_part(p, s, n);
     default:
         return p;
     }
+}
+
+palette palette_of_part(palette p, const char *root, size_t root_len)
+{
+    if (p != PAL_HOTCOLD)
+        return p;
+    static const char off[] = HOTCOLD_OFF;
+    return root_len == sizeof off - 1 && memcmp(root, off, root_len) == 0
+           ? PAL_BLUE : PAL_HOT;
 }
 
 rgb palette_color(palette p, bool use_hash, const char *name, size_t len)
@@ -237,7 +249,7 @@ void palette_background(palette p, const char **top, const char **bottom)
     switch (p) {
     case PAL_MEM:
         *top = "#eef2ee"; *bottom = "#e0ffe0"; return;
-    case PAL_IO: case PAL_WAKEUP: case PAL_CHAIN:
+    case PAL_IO: case PAL_WAKEUP: case PAL_CHAIN: case PAL_HOTCOLD:
         *top = "#eeeeee"; *bottom = "#e0e0ff"; return;
     case PAL_HOT: case PAL_JAVA: case PAL_JS: case PAL_PERL:
         *top = "#eeeeee"; *bottom = "#eeeeb0"; return;

@@ -20,12 +20,19 @@ typedef enum {
     PAL_HOT, PAL_MEM, PAL_IO, PAL_WAKEUP, PAL_CHAIN, PAL_JAVA, PAL_JS,
     PAL_PERL, PAL_RED, PAL_GREEN, PAL_BLUE, PAL_AQUA, PAL_YELLOW,
     PAL_PURPLE, PAL_ORANGE,
+    PAL_HOTCOLD,    /* hot/cold (stack/hotcold.h): frames under the
+                     * "offcpu" root frame blue, the rest hot */
 } palette;
 
 typedef struct rgb { int r, g, b; } rgb;
 
 bool        palette_parse(const char *name, palette *out);
 const char *palette_name(palette p);
+
+/* The flat palette of a frame in palette p: for PAL_HOTCOLD, blue when
+ * the frame's root frame (the first below "all") is named "offcpu",
+ * else hot; any other palette is its own. */
+palette palette_of_part(palette p, const char *root, size_t root_len);
 
 /* Colour of a frame name (full name, annotation suffix included). */
 rgb palette_color(palette p, bool use_hash, const char *name, size_t len);
