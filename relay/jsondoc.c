@@ -277,6 +277,8 @@ static size_t utf8_len(const unsigned char *p, const unsigned char *end)
 
 static bool fast_put(fast *f, size_t at, const void *s, size_t n)
 {
+    if (n == 0)     /* f->buf may still be NULL: memcpy must not see it */
+        return true;
     if (at + n > f->cap) {
         size_t nc = f->cap ? f->cap * 2 : 256;
         while (nc < at + n)

@@ -469,6 +469,8 @@ START_TEST(arena_parse_is_janssons)
     same_str("{\"s\":\"plain\",\"t\":\"tab\\tnl\\nq\\\"bs\\\\sl\\/bf\\b\\f\\r\",\"\":\"\","
              "\"u\":\"h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf\","
              "\"v\":\"\x7f\",\"k\\\"ey\":1,\"k\\\\\":2,\"k\\n\":\"x\\ny\"}");
+    /* an escape first: nothing to copy before it (the buffer not yet made) */
+    same_str("{\"\\tk\":\"\\nx\",\"e\":\"\\\"\",\"f\":[\"\\\\\",\"\\/a\\/\"]}");
     same_str("{\"a\":1,\"b\":2,\"a\":3,\"c\":{\"x\":1,\"x\":[2]}}");   /* the last one wins */
     same_str(" \t\r\n[ 1 ,\n2 ,\t\"x\" , { } , [ ] ]\r\n ");
     same_str("[]");
