@@ -758,12 +758,12 @@ static bool watch_and_copy(web_metrics *m, int si, const char *name,
     watched *w = find_watched(m, si, pmid);
     if (w == NULL) {
         if (m->nwatch == WEB_VALUES_MAX)
-            drop_idle(m, mono_s(), 10);     /* make room if any is stale */
+            drop_idle(m, mono_s(), WEB_VALUES_STALE_S);   /* room from a stale one */
         if (m->nwatch == WEB_VALUES_MAX) {
             pthread_mutex_unlock(&m->lock);
             web_reply_error(rp, 503, "already watching %d metrics (the "
-                            "limit): one not asked for in %d s is dropped",
-                            WEB_VALUES_MAX, WEB_VALUES_IDLE_S);
+                            "limit): one not asked for in %d s makes room",
+                            WEB_VALUES_MAX, WEB_VALUES_STALE_S);
             return false;
         }
         w = xcalloc(1, sizeof *w);

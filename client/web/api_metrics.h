@@ -12,7 +12,10 @@
  *        timestamps).  Live: the first request for M starts watching it
  *        (fetched every interval by this module's own thread and PCP
  *        contexts), later ones get the last window_min minutes held; a
- *        metric nobody asked for in WEB_VALUES_IDLE_S is dropped.
+ *        metric nobody asked for in WEB_VALUES_IDLE_S is dropped, and
+ *        when WEB_VALUES_MAX are watched one nobody asked for in
+ *        WEB_VALUES_STALE_S makes room (the page asks for its charts'
+ *        metrics every second or so).
  *        Archives: read from the archive over [start, end].
  *   POST /api/run   (allow_runs only, else 403) body
  *        script=SCRIPT&seconds=DURATION[&hz=N][&pid=N][&host=H]: the
@@ -52,6 +55,7 @@
 #define WEB_VALUES_MAX_INST    32
 #define WEB_VALUES_MAX_POINTS  3600
 #define WEB_VALUES_IDLE_S      120
+#define WEB_VALUES_STALE_S     10
 #define WEB_ARCHIVE_MAX_POINTS 20000
 
 typedef struct web_metrics web_metrics;
