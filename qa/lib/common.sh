@@ -748,6 +748,61 @@ qa_pmlogger() {
     }
 }
 
+# ---- pmlogger of event records ---------------------------------------------
+# A pmlogger ended by -T races a loaded machine: it can be gone before the
+# records it is to hold were written.  These run it until the archive holds
+# them.
+qa_event_logger_start() {
+    # qa_event_logger_start ARCHIVE STREAM METRIC...: pmlogger logs METRICs
+    # every 500 ms from the private pmcd (in the background, QA_LOGGER_PID)
+    # and this returns once the PMDA counts it as a reader of the event
+    # stream STREAM ("profile.samples"): records written after that reach it.
+    local archive=$1 stream=$2 config
+    shift 2
+    # pmlogger hands its config's path to pmcpp unquoted: the config lives
+    # in the test's temp dir whatever the archive's name ("raw two")
+    config=$(mktemp "$qa_tmp/pmlogger.XXXXXX") || return 1
+    {
+        echo "log mandatory on 500 msec {"
+        printf '    %s\n' "$@"
+        echo "}"
+    } > "$config"
+    env PCP_TMP_DIR="$QA_PMCD_DIR/tmp" pmlogger -h "$QA_HOST" -c "$config" \
+        -T 1200sec -l "$archive.log" "$archive" >> "$qa_full" 2>&1 &
+    QA_LOGGER_PID=$!
+    qa_track_pid "$QA_LOGGER_PID"
+    qa_wait_until 60 "pmlogger reads $stream" qa_event_readers "$stream" 1 ||
+        { cat "$archive.log" >> "$qa_full" 2>/dev/null; return 1; }
+}
+
+qa_event_readers() {
+    # qa_event_readers STREAM N: true when STREAM has at least N readers
+    local v
+    v=$(qa_value "staprelay.control.events.clients[$1]")
+    [ "${v:-0}" -ge "$2" ]
+}
+
+qa_archive_records() {
+    # qa_archive_records ARCHIVE METRIC: the event records of METRIC (a
+    # .records metric) the archive holds so far
+    pmevent -a "$1" "$2" 2>/dev/null | grep -c -- '--- event record \['
+}
+
+qa_event_logger_stop() {
+    # qa_event_logger_stop ARCHIVE METRIC N: once the archive holds N records
+    # of METRIC, pmlogger is stopped (SIGINT: it closes the archive) and
+    # waited for.  Returns 1, with a line saying why, if they never come.
+    # (N 0: once it has logged a sample of METRIC, empty or not)
+    local archive=$1 metric=$2 n=$3 rc=0
+    qa_wait_until 120 "$n records of $metric in $archive" \
+        eval '[ "$(qa_archive_records "$archive" "$metric")" -ge "$n" ] &&
+              pmdumplog "$archive" "$metric" 2>/dev/null | grep -q "^[0-9][0-9]:"' || rc=1
+    kill -INT "$QA_LOGGER_PID" 2>/dev/null
+    wait "$QA_LOGGER_PID" 2>/dev/null
+    [ $rc = 0 ] || cat "$archive.log" >> "$qa_full" 2>/dev/null
+    return $rc
+}
+
 # ---- dbpmda (no pmcd) ---------------------------------------------------------
 qa_dbpmda() {
     # qa_dbpmda ROOTFILE < commands : run dbpmda with echoed commands in the
