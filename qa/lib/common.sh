@@ -52,7 +52,8 @@ QA_SRC=$(cd "$QA_DIR/.." && pwd)          # repository root
 export STAPRELAY_CACHE=${STAPRELAY_CACHE:-${STAPRELAY_BUILD:-$QA_SRC/build}/stapcache}
 # Sanitizer builds of the PMDA (make check's asan pass): PCP's own leaks
 # are suppressed; ours are reported.
-export LSAN_OPTIONS="suppressions=$QA_SRC/qa/lib/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+# the path quoted: sanitizer options are split at blanks ("/tmp/a b")
+export LSAN_OPTIONS="suppressions=\"$QA_SRC/qa/lib/lsan.supp\":print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 seq=$(basename "$0")
 seq=${seq%.sh}
 # qa/run passes qa_full (a file it moves to qa/ later) and QA_FULL_NAME;
@@ -509,13 +510,22 @@ disallow \".*\" : all;}"
             sleep 0.1
         done
         [ -n "$ready" ] && break
-        kill "$QA_PMCD_PID" 2>/dev/null   # alive but not answering: no endless wait
+        local alive=
+        if kill -0 "$QA_PMCD_PID" 2>/dev/null; then
+            # alive but not answering: where it waits, for the log
+            alive=1
+            { echo "== pmcd alive, not answering: wchan $(cat /proc/"$QA_PMCD_PID"/wchan 2>/dev/null)"
+              ls -l /proc/"$QA_PMCD_PID"/fd 2>/dev/null; } >> "$qa_full"
+        fi
+        kill "$QA_PMCD_PID" 2>/dev/null   # no endless wait
         wait "$QA_PMCD_PID" 2>/dev/null
         qa_log "pmcd did not start (try $try)"
         cat "$QA_PMCD_LOG" "$QA_PMCD_DIR/pmcd.err" >> "$qa_full" 2>/dev/null
         QA_PMCD_PID=
-        # A port race shows up as a bind failure: try another port.
-        grep -qi 'address already in use\|bind' "$QA_PMCD_LOG" 2>/dev/null || break
+        # A port race shows up as a bind failure, a pmcd that never
+        # opened its ports (seen once in a fresh chroot under load) as
+        # one alive and silent: both try again on another port.
+        [ -n "$alive" ] || grep -qi 'address already in use\|bind' "$QA_PMCD_LOG" 2>/dev/null || break
     done
     if [ -z "$ready" ]; then
         [ -z "$QA_PMCD_PID" ] || qa_pmcd_stop >/dev/null
