@@ -152,7 +152,7 @@ static void got_sample(void *arg, const pcp_sample *s)
     g->by_time[i] = pcp_sample_weight(s, true);
     g->bad[i] = s->bad_weight;
     strbuf one = STRBUF_INIT;
-    if (pcp_sample_stack(s, "web1", &(perf_options){ .include_pid = true, .include_tid = true }, &one))
+    if (pcp_sample_stack(s, "web1", BLOCK_STATE_NONE, &(perf_options){ .include_pid = true, .include_tid = true }, &one))
         sb_printf(&g->folded, "%s\n", one.buf);
     else
         sb_adds(&g->folded, "-\n");
@@ -340,36 +340,36 @@ START_TEST(field_roles_and_stack_text)
     pcp_sample s;
     memset(&s, 0, sizeof s);
     strbuf out = STRBUF_INIT;
-    ck_assert(!pcp_sample_stack(&s, NULL, &(perf_options){ .include_pid = false, .include_tid = false }, &out));
+    ck_assert(!pcp_sample_stack(&s, NULL, BLOCK_STATE_NONE, &(perf_options){ .include_pid = false, .include_tid = false }, &out));
     s.stack = "a;b";
     s.stack_len = 3;
-    ck_assert(pcp_sample_stack(&s, NULL, &(perf_options){ .include_pid = false, .include_tid = false }, &out));
+    ck_assert(pcp_sample_stack(&s, NULL, BLOCK_STATE_NONE, &(perf_options){ .include_pid = false, .include_tid = false }, &out));
     ck_assert_str_eq(out.buf, "a;b");
     s.comm = "bash";
     s.comm_len = 4;
     s.pid = 42;
     s.has_pid = true;
-    ck_assert(pcp_sample_stack(&s, "h;x", &(perf_options){ .include_pid = true, .include_tid = false }, &out));
+    ck_assert(pcp_sample_stack(&s, "h;x", BLOCK_STATE_NONE, &(perf_options){ .include_pid = true, .include_tid = false }, &out));
     ck_assert_str_eq(out.buf, "h:x;bash-42;a;b");
     s.tid = 43;
     s.has_tid = true;
-    ck_assert(pcp_sample_stack(&s, NULL, &(perf_options){ .include_pid = false, .include_tid = true }, &out));
+    ck_assert(pcp_sample_stack(&s, NULL, BLOCK_STATE_NONE, &(perf_options){ .include_pid = false, .include_tid = true }, &out));
     ck_assert_str_eq(out.buf, "bash-42/43;a;b");
     /* --pid/--tid on records without a pid, tid or comm: "?" where the
      * value is missing, as stackcollapse-perf.pl writes comm-?/TID when
      * perf printed no PID */
     s.has_pid = false;
-    ck_assert(pcp_sample_stack(&s, NULL, &(perf_options){ .include_pid = true, .include_tid = false }, &out));
+    ck_assert(pcp_sample_stack(&s, NULL, BLOCK_STATE_NONE, &(perf_options){ .include_pid = true, .include_tid = false }, &out));
     ck_assert_str_eq(out.buf, "bash-?;a;b");
-    ck_assert(pcp_sample_stack(&s, NULL, &(perf_options){ .include_pid = false, .include_tid = true }, &out));
+    ck_assert(pcp_sample_stack(&s, NULL, BLOCK_STATE_NONE, &(perf_options){ .include_pid = false, .include_tid = true }, &out));
     ck_assert_str_eq(out.buf, "bash-?/43;a;b");
     s.has_tid = false;
     s.comm = NULL;
     s.comm_len = 0;
-    ck_assert(pcp_sample_stack(&s, NULL, &(perf_options){ .include_pid = false, .include_tid = true }, &out));
+    ck_assert(pcp_sample_stack(&s, NULL, BLOCK_STATE_NONE, &(perf_options){ .include_pid = false, .include_tid = true }, &out));
     ck_assert_str_eq(out.buf, "?-?/?;a;b");
     s.has_pid = true;
-    ck_assert(pcp_sample_stack(&s, "h", &(perf_options){ .include_pid = true, .include_tid = false }, &out));
+    ck_assert(pcp_sample_stack(&s, "h", BLOCK_STATE_NONE, &(perf_options){ .include_pid = true, .include_tid = false }, &out));
     ck_assert_str_eq(out.buf, "h;?-42;a;b");
     s.comm = "bash";
     s.comm_len = 4;
@@ -380,20 +380,20 @@ START_TEST(field_roles_and_stack_text)
      * the relay's _[k] / _[j] (not _[i]) */
     s.stack = "main;f_[i];sys_read_[k];jit_[j]";
     s.stack_len = strlen(s.stack);
-    ck_assert(pcp_sample_stack(&s, NULL, &(perf_options){ 0 }, &out));
+    ck_assert(pcp_sample_stack(&s, NULL, BLOCK_STATE_NONE, &(perf_options){ 0 }, &out));
     ck_assert_str_eq(out.buf, "bash;main;f_[i];sys_read_[k];jit_[j]");
-    ck_assert(pcp_sample_stack(&s, NULL, &(perf_options){ .no_comm = true },
+    ck_assert(pcp_sample_stack(&s, NULL, BLOCK_STATE_NONE, &(perf_options){ .no_comm = true },
                                &out));
     ck_assert_str_eq(out.buf, "main;f_[i];sys_read_[k];jit_[j]");
-    ck_assert(pcp_sample_stack(&s, "h", &(perf_options){ .no_marks = true },
+    ck_assert(pcp_sample_stack(&s, "h", BLOCK_STATE_NONE, &(perf_options){ .no_marks = true },
                                &out));
     ck_assert_str_eq(out.buf, "h;bash;main;f_[i];sys_read;jit");
     /* --no-marks --jit: the JIT mark alone; --no-marks --kernel: the
      * kernel's alone (stackcollapse-perf.pl --jit / --kernel) */
-    ck_assert(pcp_sample_stack(&s, NULL, &(perf_options){ .no_comm = true,
+    ck_assert(pcp_sample_stack(&s, NULL, BLOCK_STATE_NONE, &(perf_options){ .no_comm = true,
                                .no_marks = true, .jit_marks = true }, &out));
     ck_assert_str_eq(out.buf, "main;f_[i];sys_read;jit_[j]");
-    ck_assert(pcp_sample_stack(&s, NULL, &(perf_options){ .no_comm = true,
+    ck_assert(pcp_sample_stack(&s, NULL, BLOCK_STATE_NONE, &(perf_options){ .no_comm = true,
                                .no_marks = true, .kernel_marks = true }, &out));
     ck_assert_str_eq(out.buf, "main;f_[i];sys_read_[k];jit");
     sb_free(&out);

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "client/stack/blockstate.h"
 #include "client/stack/heatmap.h"
 #include "common/duration.h"
 #include "common/script_opts.h"
@@ -249,6 +250,27 @@ static int take_context_name(parse_state *ps, const opt_def *d,
                               spelled(d, opt, sizeof opt));
     int *n = target(ps->o, d->count);
     ((const char **)target(ps->o, d->at))[(*n)++] = arg;
+    return 0;
+}
+
+/* --only-state CLASS[,CLASS...]: the block classes kept (blockstate.h) */
+static int take_state(parse_state *ps, const opt_def *d, const char *arg)
+{
+    (void)d;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *save = NULL;
+    int n = 0;
+    for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save), n++) {
+        block_state s = block_state_from_name(w);
+        if (s == BLOCK_STATE_NONE)
+            return cmd_opts_error(ps->o, ps->usage, "--only-state %s: '%s' is "
+                                  "none of " BLOCK_STATE_NAMES, arg, w);
+        ps->o->filter.states |= 1u << s;
+    }
+    if (n == 0)
+        return cmd_opts_error(ps->o, ps->usage, "--only-state needs a class ("
+                              BLOCK_STATE_NAMES ")");
     return 0;
 }
 
@@ -504,6 +526,8 @@ static const opt_def options[] = {
         CALL_LIST(take_context_name, const char *, filter.hosts,
                   filter.nhosts),
         "HOST", "keep only samples from HOST (repeatable; PCP inputs)"),
+    OPT("only-state", 0, OPTS_FILTER, CALL(take_state),
+        "CLASS,...", "keep only off-CPU blocks of these classes: " BLOCK_STATE_NAMES),
     OPT("title", 0, OPTS_SVG, STRING(svg.title),
         "TEXT", "title (default: Flame Graph)"),
     OPT("subtitle", 0, OPTS_SVG, STRING(svg.subtitle),
@@ -589,6 +613,8 @@ static const opt_def options[] = {
         "NAME", "the event metric (the arguments are then files)"),
     OPT("by-host", 0, OPTS_PCP, FLAG(pcp.by_host),
         "", "host name as the root frame"),
+    OPT("by-state", 0, OPTS_PCP, FLAG(pcp.by_state),
+        "", "an off-CPU block's class (io, lock, sleep, ...) as a frame"),
     OPT("weight", 0, OPTS_PCP, CALL(take_weight),
         "time|events", "records with a duration weigh its ns (default) or 1 each"),
     OPT("wait", 0, OPTS_PCP, CALL(take_wait),

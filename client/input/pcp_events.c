@@ -13,7 +13,7 @@ pcp_field pcp_field_from_name(const char *name)
         { "stack", PCP_FIELD_STACK }, { "count", PCP_FIELD_COUNT },
         { "pid", PCP_FIELD_PID },     { "tid", PCP_FIELD_TID },
         { "cpu", PCP_FIELD_CPU },     { "comm", PCP_FIELD_COMM },
-        { "duration", PCP_FIELD_DURATION },
+        { "duration", PCP_FIELD_DURATION }, { "state", PCP_FIELD_STATE },
     };
     if (name == NULL)
         return PCP_FIELD_OTHER;
@@ -205,14 +205,18 @@ int pcp_decode_events(const pmValueBlock *vb, pcp_field_fn field,
             switch (role) {
             case PCP_FIELD_STACK:
             case PCP_FIELD_COMM:
+            case PCP_FIELD_STATE:
                 if (type != PM_TYPE_STRING)
                     break;
                 if (role == PCP_FIELD_STACK) {
                     s.stack = v;
                     s.stack_len = strnlen(v, n);
-                } else {
+                } else if (role == PCP_FIELD_COMM) {
                     s.comm = v;
                     s.comm_len = strnlen(v, n);
+                } else {
+                    s.state = v;
+                    s.state_len = strnlen(v, n);
                 }
                 break;
             case PCP_FIELD_COUNT:
@@ -290,7 +294,12 @@ void pcp_host_frame(strbuf *out, const char *host)
     sb_addc(out, ';');
 }
 
-bool pcp_sample_stack(const pcp_sample *s, const char *host,
+block_state pcp_sample_state(const pcp_sample *s)
+{
+    return block_state_of(s->state, s->state_len, s->stack, s->stack_len);
+}
+
+bool pcp_sample_stack(const pcp_sample *s, const char *host, block_state state,
                       const perf_options *po, strbuf *out)
 {
     if (s->stack == NULL || s->stack_len == 0)
@@ -298,6 +307,7 @@ bool pcp_sample_stack(const pcp_sample *s, const char *host,
     sb_reset(out);
     if (host != NULL)
         pcp_host_frame(out, host);
+    block_state_frame(out, state);
     bool ids = po->include_pid || po->include_tid;
     if (!po->no_comm && (ids || s->comm != NULL)) {
         char pid[24], tid[24];

@@ -13,7 +13,8 @@
  * are metrics <base>.stack (folded, root first), optional <base>.count
  * (weight, default 1), optional <base>.duration (the record's time in
  * ns, offcpu's blocked time: pcp_sample_weight), <base>.pid, .tid, .cpu
- * (integers), .comm (string).  A parameter's role is its metric name's last component. */
+ * (integers), .comm, .state (strings: .state is offcpu's task state at
+ * switch-out, client/stack/blockstate.h).  A parameter's role is its metric name's last component. */
 #ifndef STAPRELAY_PCP_EVENTS_H
 #define STAPRELAY_PCP_EVENTS_H
 
@@ -22,6 +23,7 @@
 #include <stdint.h>
 #include <pcp/pmapi.h>
 #include "client/input/collapse_perf.h"
+#include "client/stack/blockstate.h"
 #include "common/strbuf.h"
 
 typedef enum {
@@ -33,6 +35,7 @@ typedef enum {
     PCP_FIELD_CPU,
     PCP_FIELD_COMM,
     PCP_FIELD_DURATION,
+    PCP_FIELD_STATE,
 } pcp_field;
 
 /* Role of a parameter metric from its name ("a.b.stack" -> STACK). */
@@ -51,6 +54,8 @@ typedef struct pcp_sample {
     bool        has_duration;
     const char *comm;         /* NULL if absent */
     size_t      comm_len;
+    const char *state;        /* NULL if absent */
+    size_t      state_len;
     int64_t     pid, tid, cpu;
     bool        has_pid, has_tid, has_cpu;
 } pcp_sample;
@@ -77,16 +82,19 @@ int pcp_decode_events(const pmValueBlock *vb, pcp_field_fn field,
                       void *field_arg, const pcp_event_cb *cb);
 
 /* The folded stack a sample contributes, assembled as from perf script
- * text (collapse_perf.h): [host;][process;]stack.  host NULL: no host
- * frame.  The process frame is stackcollapse-perf.pl's (common/frames'
+ * text (collapse_perf.h): [host;][state:CLASS;][process;]stack.  host
+ * NULL: no host frame; state (pcp_sample_state's, for --by-state) as a
+ * frame by blockstate.h's block_state_frame, none for BLOCK_STATE_NONE.  The process frame is stackcollapse-perf.pl's (common/frames'
  * frame_process): comm, comm-PID with include_pid, comm-PID/TID with
  * include_tid; none with no_comm, nor when the record names no process
  * (no comm) and neither --pid nor --tid asks.  The relay's _[k] and
  * _[j] marks stay as perf_frame_opts(po) asks (no_marks removes both,
  * kernel_marks / jit_marks keep theirs).  Returns false (out untouched)
  * without a stack. */
-bool pcp_sample_stack(const pcp_sample *s, const char *host,
+bool pcp_sample_stack(const pcp_sample *s, const char *host, block_state state,
                       const perf_options *po, strbuf *out);
+/* The sample's block class (blockstate.h) from its state and stack. */
+block_state pcp_sample_state(const pcp_sample *s);
 /* --by-host's root frame: host as a frame (frame_clean) and ';',
  * appended to out.  The one rule: pcp_sample_stack's, and staprelay
  * web's by_host=1 (api_profile) over the hosts it holds. */

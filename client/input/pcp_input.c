@@ -112,6 +112,10 @@ int pcp_options_check(const pcp_options *po, strbuf *err)
         sb_adds(err, "--by-host needs -h, -a or --series");
         return -1;
     }
+    if (po->by_state && !pcp_options_active(po)) {
+        sb_adds(err, "--by-state needs -h, -a or --series (the event records' state)");
+        return -1;
+    }
     if (pcp_options_active(po) && po->nmetrics == 0 && po->run == NULL) {
         sb_adds(err, "name the event metric (e.g. staprelay.profile.samples)");
         return -1;

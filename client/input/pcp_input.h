@@ -91,6 +91,8 @@ typedef struct pcp_options {
     const char *start;      /* -S (archives only) */
     const char *finish;     /* -T */
     bool        by_host;    /* --by-host: host name as the root frame */
+    bool        by_state;   /* --by-state: an off-CPU block's class as a
+                             * frame (after the host's) */
     pcp_weigh   weigh;      /* --weight time|events */
     double      wait_s;     /* --wait: live, how long a metric that is not
                              * there yet is waited for */

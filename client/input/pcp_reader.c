@@ -48,7 +48,7 @@ bool reader_counter_stack(reader *rd, const char *host, const pcp_sample *smp)
     perf_options po = rd->in->perf;
     po.include_pid = po.include_tid = false;
     po.no_comm = true;
-    return pcp_sample_stack(smp, host, &po, &rd->stack);
+    return pcp_sample_stack(smp, host, BLOCK_STATE_NONE, &po, &rd->stack);
 }
 
 bool reader_parse_interval(const char *s, struct timeval *tv, strbuf *err)

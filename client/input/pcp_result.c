@@ -77,8 +77,10 @@ static void on_sample(void *arg, const pcp_sample *smp)
         }
         return;
     }
+    block_state state = pcp_sample_state(smp);
     if (smp->bad_weight
         || !pcp_sample_stack(smp, rd->po->by_host ? s->host : NULL,
+                             rd->po->by_state ? state : BLOCK_STATE_NONE,
                              &rd->in->perf, &rd->stack)) {
         rd->st->ignored++;
         return;
@@ -88,6 +90,7 @@ static void on_sample(void *arg, const pcp_sample *smp)
         .pid = smp->has_pid ? smp->pid : -1,
         .tid = smp->has_tid ? smp->tid : -1,
         .host = s->host[0] ? s->host : NULL,
+        .state = state,
         .time_ns = smp->when_ns,
         .samples = smp->weight,      /* a record's count is samples */
     };

@@ -9,7 +9,8 @@
  * stap/offcpu.stp: the time and stack of each traced task's switch-out
  * are kept; when the task runs again its time off CPU goes into a log2
  * histogram, and an interval of at least 1 ms becomes a record of the
- * event `blocks` (pid, tid, cpu, comm, duration, folded stack).  Published
+ * event `blocks` (pid, tid, cpu, comm, duration, the task state it left
+ * in -- prev_state, "S", "D", "R+", ... -- and folded stack).  Published
  * with offcpu.stp's metric names as PARENT/NAME/{metadata.json,data.json}
  * through perf_source (pmdastaprelay relays it when PARENT is in its
  * directory_list, as for `run profile --backend perf`).
@@ -39,6 +40,7 @@ typedef struct off_task {
     long tid, tgid;
     int64_t ts;
     char *stack;
+    char state[8];                   /* prev_state at switch-out */
     struct off_task *next;
 } off_task;
 
@@ -53,6 +55,7 @@ typedef struct offcpu {
     /* the switch of the sample being read (its header line) */
     bool have_switch;
     long prev_pid, next_pid;
+    char prev_state[8];
     strbuf next_comm;
 } offcpu;
 
@@ -75,7 +78,8 @@ static const char meta_fmt[] =
     "       {\"name\": \"tid\", \"pointer\": \"/tid\", \"type\": \"integer\", \"semantics\": \"discrete\", \"description\": \"thread id\"},\n"
     "       {\"name\": \"cpu\", \"pointer\": \"/cpu\", \"type\": \"integer\", \"semantics\": \"discrete\", \"description\": \"CPU it ran on again\"},\n"
     "       {\"name\": \"comm\", \"pointer\": \"/comm\", \"type\": \"string\", \"description\": \"command name\"},\n"
-    "       {\"name\": \"duration\", \"pointer\": \"/duration\", \"type\": \"integer\", \"units\": \"nanosec\", \"description\": \"time off CPU\"}\n"
+    "       {\"name\": \"duration\", \"pointer\": \"/duration\", \"type\": \"integer\", \"units\": \"nanosec\", \"description\": \"time off CPU\"},\n"
+    "       {\"name\": \"state\", \"pointer\": \"/state\", \"type\": \"string\", \"optional\": true, \"description\": \"task state at switch-out (S, D, R+, ...)\"}\n"
     "     ]},\n"
     "    {\"name\": \"switches\", \"pointer\": \"/switches\", \"type\": \"integer\", \"semantics\": \"counter\", \"units\": \"count\", \"description\": \"context switches of traced threads\"},\n"
     "    {\"name\": \"offcpu_time\", \"pointer\": \"/offcpu_time\", \"type\": \"integer\", \"semantics\": \"counter\", \"units\": \"nanosec\", \"description\": \"total time off CPU\"},\n"
@@ -99,8 +103,9 @@ static void task_free(off_task *t)
     free(t);
 }
 
-/* The task tid left a CPU at ts with stack. */
-static void task_out(offcpu *oc, long tid, long tgid, int64_t ts, const strbuf *stack)
+/* The task tid left a CPU at ts with stack, in state. */
+static void task_out(offcpu *oc, long tid, long tgid, int64_t ts, const strbuf *stack,
+                     const char *state)
 {
     off_task **p = slot(oc, tid);
     off_task *t = *p;
@@ -119,6 +124,7 @@ static void task_out(offcpu *oc, long tid, long tgid, int64_t ts, const strbuf *
     t->stack = xstrdup(stack->buf ? stack->buf : "");
     t->tgid = tgid;
     t->ts = ts;
+    snprintf(t->state, sizeof t->state, "%s", state);
 }
 
 /* The task tid got a CPU back: its record, if it was tracked. */
@@ -141,7 +147,9 @@ static void task_in(offcpu *oc, long tid, int cpu, const char *comm, int64_t ts)
                       "\"comm\": \"", (unsigned long long)++oc->src.seq,
                       (long long)(ts + oc->to_epoch), t->tgid, tid, cpu < 0 ? 0 : cpu);
             json_escape(&r, comm, strlen(comm));
-            sb_printf(&r, "\", \"duration\": %lld, \"stack\": \"", (long long)d);
+            sb_printf(&r, "\", \"duration\": %lld, \"state\": \"", (long long)d);
+            json_escape(&r, t->state, strlen(t->state));
+            sb_adds(&r, "\", \"stack\": \"");
             json_escape(&r, t->stack, strlen(t->stack));
             sb_adds(&r, "\"}");
             perf_source_add_json(&oc->src, r.buf);
@@ -161,12 +169,12 @@ static void on_sample(void *arg, const perf_sample *s)
     if (oc->prev_pid != 0 && (!oc->target || s->pid == oc->target)) {
         oc->switches++;
         oc->src.dirty = true;
-        task_out(oc, oc->prev_pid, s->pid, s->ts_ns, &s->stack);
+        task_out(oc, oc->prev_pid, s->pid, s->ts_ns, &s->stack, oc->prev_state);
     }
 }
 
-/* "... prev_pid=P ... ==> next_comm=C next_pid=N ..." (comm may hold
- * blanks: each value runs to the next " key="). */
+/* "... prev_pid=P ... prev_state=S ==> next_comm=C next_pid=N ..." (comm
+ * may hold blanks: each value runs to the next " key="). */
 static bool parse_switch(offcpu *oc, const char *t)
 {
     const char *pp = strstr(t, "prev_pid=");
@@ -175,6 +183,16 @@ static bool parse_switch(offcpu *oc, const char *t)
     if (pp == NULL || arrow == NULL || np == NULL)
         return false;
     oc->prev_pid = strtol(pp + 9, NULL, 10);
+    const char *ps = strstr(pp, " prev_state=");
+    size_t n = 0;
+    if (ps != NULL && ps < arrow) {
+        ps += 12;
+        n = strcspn(ps, " ");
+        if (n >= sizeof oc->prev_state)
+            n = sizeof oc->prev_state - 1;
+        memcpy(oc->prev_state, ps, n);
+    }
+    oc->prev_state[n] = '\0';
     oc->next_pid = strtol(np + 10, NULL, 10);
     const char *c = arrow + 15;
     sb_reset(&oc->next_comm);

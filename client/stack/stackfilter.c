@@ -20,6 +20,7 @@ struct stackfilter {
     int64_t  tids[STACKFILTER_MAX_IDS];  int ntids;
     char    *comms[STACKFILTER_MAX_IDS]; int ncomms;
     char    *hosts[STACKFILTER_MAX_IDS]; int nhosts;
+    unsigned states;
 };
 
 /* ---- what a pattern may be ------------------------------------------------ */
@@ -195,6 +196,7 @@ stackfilter *stackfilter_new(const stackfilter_spec *spec, strbuf *err)
         f->comms[f->ncomms++] = xstrdup(spec->comms[i]);
     for (int i = 0; i < spec->nhosts; i++)
         f->hosts[f->nhosts++] = xstrdup(spec->hosts[i]);
+    f->states = spec->states;
     return f;
 }
 
@@ -220,7 +222,7 @@ bool stackfilter_empty(const stackfilter *f)
         if (f->has[i])
             return false;
     return f->npids == 0 && f->ntids == 0 && f->ncomms == 0
-           && f->nhosts == 0;
+           && f->nhosts == 0 && f->states == 0;
 }
 
 static bool id_in(const int64_t *ids, int n, int64_t id)
@@ -255,6 +257,10 @@ static bool context_ok(const stackfilter *f, const stack_context *ctx)
         return false;
     if (f->nhosts && !name_in(f->hosts, f->nhosts, ctx ? ctx->host : NULL,
                               ctx && ctx->host ? strlen(ctx->host) : 0))
+        return false;
+    /* a sample of no known state (BLOCK_STATE_NONE, bit 0) never matches */
+    if (f->states && !(ctx && ctx->state != BLOCK_STATE_NONE
+                       && (f->states & (1u << ctx->state))))
         return false;
     return true;
 }

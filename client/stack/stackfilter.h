@@ -1,12 +1,13 @@
 /* stackfilter: pprof's sample filters, the one rule `staprelay web`'s
  * selections and `fold`/`flame`/`top`/... (--focus, --ignore, --hide,
- * --show, --pid, --tid, --comm, --host) share.  A filter is compiled
+ * --show, --only-pid, --only-tid, --only-comm, --only-host,
+ * --only-state) share.  A filter is compiled
  * once from its spec and applied to each sample as an input delivers it
  * (a folded stack, root first, ';' between frames, with what the input
  * knows of the sample: stacksink.h's stack_context).
  *
  * The rules, in order (pprof's, on frames of the folded stack):
- *   1. pid/tid/comm/host lists: a sample whose context does not match
+ *   1. pid/tid/comm/host lists and the block states: a sample whose context does not match
  *      every non-empty list is dropped (unknown: no match);
  *   2. focus: kept only when some frame matches the regex;
  *   3. ignore: dropped when some frame matches;
@@ -29,7 +30,7 @@
  * is left matches in time polynomial in the frame's and the pattern's
  * lengths (the frames are bounded by the inputs' stack limits).
  *
- * Context lists (pid, tid, comm, host) match exactly; a sample whose
+ * Context lists (pid, tid, comm, host, state) match exactly; a sample whose
  * input does not know the field (folded text knows no pid, no input but
  * PCP knows the host) does not match: with such a list, it is dropped. */
 #ifndef STAPRELAY_STACKFILTER_H
@@ -51,6 +52,8 @@ typedef struct stackfilter_spec {
     int64_t     tids[STACKFILTER_MAX_IDS];  int ntids;
     const char *comms[STACKFILTER_MAX_IDS]; int ncomms;
     const char *hosts[STACKFILTER_MAX_IDS]; int nhosts;
+    unsigned    states;     /* bit 1 << block_state of each class kept;
+                             * 0: any (blockstate.h) */
 } stackfilter_spec;
 
 typedef struct stackfilter stackfilter;

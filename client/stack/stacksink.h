@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "client/stack/blockstate.h"
 #include "client/stack/stacktab.h"
 #include "common/frames.h"
 #include "common/strbuf.h"
@@ -30,6 +31,8 @@ typedef struct stack_context {
     size_t      comm_len;
     int64_t     pid, tid;      /* -1: unknown */
     const char *host;          /* the host the sample came from, or NULL */
+    block_state state;         /* an off-CPU block's class, or
+                                * BLOCK_STATE_NONE (blockstate.h) */
     int64_t     time_ns;       /* the sample's time when the weight's
                                 * when_ns is not given (perf keeps heat
                                 * maps counting samples that way), or
