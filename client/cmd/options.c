@@ -23,6 +23,7 @@
 #include "client/stack/heatmap.h"
 #include "common/duration.h"
 #include "common/script_opts.h"
+#include "common/xalloc.h"
 
 /* ---- the rows ---------------------------------------------------------------- */
 
@@ -257,21 +258,22 @@ static int take_context_name(parse_state *ps, const opt_def *d,
 static int take_state(parse_state *ps, const opt_def *d, const char *arg)
 {
     (void)d;
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", arg);
-    char *save = NULL;
-    int n = 0;
-    for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save), n++) {
+    char *buf = xstrdup(arg), *save = NULL;
+    int n = 0, rc = 0;
+    for (char *w = strtok_r(buf, ",", &save); w && rc == 0;
+         w = strtok_r(NULL, ",", &save), n++) {
         block_state s = block_state_from_name(w);
         if (s == BLOCK_STATE_NONE)
-            return cmd_opts_error(ps->o, ps->usage, "--only-state %s: '%s' is "
-                                  "none of " BLOCK_STATE_NAMES, arg, w);
-        ps->o->filter.states |= 1u << s;
+            rc = cmd_opts_error(ps->o, ps->usage, "--only-state %s: '%s' is "
+                                "none of " BLOCK_STATE_NAMES, arg, w);
+        else
+            ps->o->filter.states |= 1u << s;
     }
-    if (n == 0)
-        return cmd_opts_error(ps->o, ps->usage, "--only-state needs a class ("
-                              BLOCK_STATE_NAMES ")");
-    return 0;
+    free(buf);
+    if (rc == 0 && n == 0)
+        rc = cmd_opts_error(ps->o, ps->usage, "--only-state needs a class ("
+                            BLOCK_STATE_NAMES ")");
+    return rc;
 }
 
 static int take_weight(parse_state *ps, const opt_def *d, const char *arg)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "client/stack/stackfilter.h"
 #include "common/xalloc.h"
 
 /* A sample a counter stands for: delivered like a record's stack. */
@@ -77,7 +78,9 @@ static void on_sample(void *arg, const pcp_sample *smp)
         }
         return;
     }
-    block_state state = pcp_sample_state(smp);
+    /* a block's class costs a pass over its stack: only when asked */
+    block_state state = rd->po->by_state || stackfilter_wants_state(rd->in->filter)
+                            ? pcp_sample_state(smp) : BLOCK_STATE_NONE;
     if (smp->bad_weight
         || !pcp_sample_stack(smp, rd->po->by_host ? s->host : NULL,
                              rd->po->by_state ? state : BLOCK_STATE_NONE,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "client/input/pcp_result.h"
+#include "client/stack/stackfilter.h"
 #include "common/xalloc.h"
 
 /* A metric's PMID and descriptor by name, in the current context. */
@@ -101,16 +102,23 @@ static int resolve_counter(reader *rd, source *s, int m, const char *name,
     pcp_counter_kind kind = counter_kind(rd, name);
     char cname[1024], ename[1040];
     pcp_counter_name(name, kind, cname, sizeof cname);
-    pmID id, end = PM_ID_NULL;
-    int type;
-    pmInDom indom;
+    pmID id = PM_ID_NULL, end = PM_ID_NULL;
+    int type = 0;
+    pmInDom indom = PM_INDOM_NULL;
     bool timed = false;
     int sts = lookup_counter(cname, &id, &type, &indom, &timed);
+    /* the event metric's name, for "log NAME.records" */
+    int base = (int)(strlen(name) - (ends_with(name, ".stacks") ? 7 : 0));
     if (sts == 0 && timed && rd->po->weigh == PCP_WEIGH_EVENTS) {
-        size_t base = strlen(name) - (ends_with(name, ".stacks") ? 7 : 0);
         sb_printf(err, "%s: %s counts the blocks' time (ns), not how many: "
                   "--weight events needs the event records (log %.*s.records)",
-                  s->spec, cname, (int)base, name);
+                  s->spec, cname, base, name);
+        return 1;
+    }
+    if (sts == 0 && (rd->po->by_state || stackfilter_wants_state(rd->in->filter))) {
+        sb_printf(err, "%s: %s counts by stack alone, not by task state: "
+                  "--by-state and --only-state need the event records (log "
+                  "%.*s.records)", s->spec, cname, base, name);
         return 1;
     }
     if (sts == 0 && kind == PCP_COUNTER_SUBSECOND) {

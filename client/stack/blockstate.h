@@ -1,6 +1,6 @@
 /* blockstate: what an off-CPU thread was waiting for -- the one rule
- * behind --by-state, --only-state and staprelay web's state= and
- * by_state=.
+ * behind --by-state and --only-state (staprelay web takes --by-state
+ * with the other PCP options; its URL has neither yet).
  *
  * An off-CPU record (stap/offcpu.stp, the perf backend's offcpu) carries
  * the task's state at switch-out as the kernel's sched_switch tracepoint

@@ -225,6 +225,11 @@ bool stackfilter_empty(const stackfilter *f)
            && f->nhosts == 0 && f->states == 0;
 }
 
+bool stackfilter_wants_state(const stackfilter *f)
+{
+    return f != NULL && f->states != 0;
+}
+
 static bool id_in(const int64_t *ids, int n, int64_t id)
 {
     if (id < 0)

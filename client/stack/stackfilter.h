@@ -64,6 +64,9 @@ stackfilter *stackfilter_new(const stackfilter_spec *spec, strbuf *err);
 void         stackfilter_free(stackfilter *f);
 /* True when the spec filters nothing (every sample passes unchanged). */
 bool         stackfilter_empty(const stackfilter *f);
+/* True when f keeps only some block states (--only-state): an input
+ * that knows no state would drop every sample. */
+bool         stackfilter_wants_state(const stackfilter *f);
 /* Apply f to one sample: false when it is dropped; true with the stack
  * to keep in out (replaced, not appended). */
 bool stackfilter_apply(const stackfilter *f, const char *stack, size_t len,
