@@ -314,6 +314,17 @@ qa_word_path() {
     esac
 }
 
+qa_pmda_pid() {
+    # qa_pmda_pid: the oldest process running this test's PMDA as pmcd
+    # started it (PATH -d DOMAIN -c CONFIG, PATH as qa_word_path gave it
+    # to pmcd); the oldest, because its reapers (relay/reaper.c) are forks
+    # with its command line.  Nothing when it is not running.
+    local re
+    re=$(printf '%s' "$(qa_word_path "$QA_STAPRELAY_BIN" pmdastaprelay) -d $QA_STAPRELAY_DOMAIN -c $qa_tmp/config.json" |
+         sed 's/[].[\\*^$+?(){}|]/\\&/g')
+    pgrep -o -f "^$re"
+}
+
 qa_have_staprelay() {
     [ -x "$QA_STAPRELAY_BIN" ]
 }
