@@ -529,14 +529,27 @@ static void values_json(strbuf *sb, const char *metric, const msource *src,
 /* "1733230000.25": epoch seconds. */
 static bool epoch_seconds(const char *s, int64_t *ns)
 {
-    if (!isdigit((unsigned char)*s))
+    /* decimal text read exactly, not through a double (which rounds an
+     * epoch time in ns by up to 128 ns either way): the t_ms of a point
+     * (its time cut to the microsecond) as start= always includes it */
+    int64_t sec = 0, frac = 0, scale = 1000000000;
+    const char *p = s;
+    if (!isdigit((unsigned char)*p))
         return false;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*end || errno || !(v >= 0) || v > 9e9)
+    for (; isdigit((unsigned char)*p); p++) {
+        sec = sec * 10 + (*p - '0');
+        if (sec > 9000000000LL)
+            return false;
+    }
+    if (*p == '.')
+        for (p++; isdigit((unsigned char)*p); p++)
+            if (scale > 1) {
+                scale /= 10;
+                frac += (*p - '0') * scale;
+            }
+    if (*p != '\0')
         return false;
-    *ns = (int64_t)(v * 1e9 + 0.5);
+    *ns = sec * 1000000000LL + frac;
     return true;
 }
 
