@@ -188,6 +188,17 @@ if [ "${STAPRELAY_STAP_LIVE:-1}" != 0 ] && [ "$(id -u)" = 0 ]; then
         shim=$cache/memlock_shim.so
     fi
 fi
+# ld.so splits LD_PRELOAD at blanks and colons: a cache under such a path
+# (a checkout in "/tmp/a b/") is reached through a link in a fresh
+# directory of /tmp, removed on the way out (as staprelay run does:
+# client/run/backend_stap.c, shim_preloadable)
+case $shim in
+    *[[:space:]:]*)
+        shim_dir=$(mktemp -d /tmp/staprelay-shim.XXXXXX) &&
+            ln -s "$shim" "$shim_dir/memlock_shim.so" && shim=$shim_dir/memlock_shim.so ||
+            shim=""
+        trap 'rm -rf "$shim_dir"' EXIT ;;
+esac
 for s in "$here"/bpf/*.stp; do
     [ -e "$s" ] || continue
     name=bpf/$(basename "$s" .stp)
