@@ -433,6 +433,12 @@ bool frame_parse(const char *s, size_t n, frame_line *fl)
         fl->empty = true;
         return true;
     }
+    if (equals(l, FRAME_DELIMITER)) {
+        fl->kind = FRAME_DELIM;
+        fl->name = l.s;
+        fl->name_len = l.n;
+        return true;
+    }
     /* A line ending in ')' is never SystemTap's (its grammar ends in a
      * symbol's "+OFF[/SIZE]", a "]" or " (inexact)"): perf's lines go
      * straight to parse_perf. */
@@ -737,6 +743,11 @@ size_t stackfold_add(stackfold *sf, const frame_line *fl)
         added = add_perf(sf, fl);
     else if (fl->kind == FRAME_STAP && !fl->empty)
         added = add_stap(sf, fl);
+    else if (fl->kind == FRAME_DELIM) {
+        size_t from = sf->names.len;
+        sb_adds(&sf->names, FRAME_DELIMITER);
+        added = push(sf, from, FRAME_SIDE_USER, "");
+    }
     set_where(sf, added, line_addr(fl), fl->module, fl->module_len,
               fl->has_off, fl->sym_off);
     sf->lines++;
@@ -797,16 +808,27 @@ void stackfold_folded(stackfold *sf, const char *s, size_t n)
 
 bool stackfold_write(const stackfold *sf, strbuf *out)
 {
-    /* a frame with no evidence of its own (SystemTap's "sym+0x1 [ext4]",
-     * "[libc.so.6]") is a kernel frame when a kernel frame lies further
-     * from the leaf: kernel backtraces come first */
-    size_t last_kernel = 0;
-    bool any = false;
-    for (size_t i = 0; i < sf->n; i++)
-        if (sf->f[i].side == FRAME_SIDE_KERNEL) {
-            last_kernel = i;
-            any = true;
+    /* A frame with no evidence of its own (SystemTap's "sym+0x1 [ext4]",
+     * "[libc.so.6]") is a kernel frame when a kernel frame of its stack
+     * lies further from that stack's leaf: kernel backtraces come first.
+     * An off-wake stack is two: below the delimiter (nearest the root)
+     * the blocked task's, leaf first as any; above it the waker's,
+     * inverted (its leaf next to the delimiter, its root at the top).
+     * Written root first: the blocked part's kernel frames further from
+     * its leaf are already passed (kernel_below); in the waker's part
+     * they are the ones nearer the top, from waker_kernel up. */
+    size_t delim = 0, waker_kernel = sf->n;      /* 0: no waker part */
+    for (size_t i = sf->n; i-- > 0;)
+        if (strcmp(sf->names.buf + sf->f[i].off, FRAME_DELIMITER) == 0) {
+            delim = i;
+            break;
         }
+    for (size_t i = 0; i < delim; i++)
+        if (sf->f[i].side == FRAME_SIDE_KERNEL) {
+            waker_kernel = i;
+            break;
+        }
+    bool kernel_below = false;
     for (size_t j = 0; j < sf->n; j++) {
         size_t i = sf->n - 1 - j;
         const stack_frame *f = &sf->f[i];
@@ -815,11 +837,13 @@ bool stackfold_write(const stackfold *sf, strbuf *out)
         sb_adds(out, sf->names.buf + f->off);
         const char *mark = f->mark;
         if (mark == NULL) {
+            bool inferred = i < delim ? waker_kernel < i : kernel_below;
             bool k = f->side == FRAME_SIDE_KERNEL
-                     || (f->side == FRAME_SIDE_UNKNOWN && any && i < last_kernel);
+                     || (f->side == FRAME_SIDE_UNKNOWN && inferred);
             mark = k && sf->opt.mark_kernel ? "_[k]" : "";
         }
         sb_adds(out, mark);
+        kernel_below = kernel_below || f->side == FRAME_SIDE_KERNEL;
     }
     return !sf->failed && !out->failed;
 }

@@ -37,7 +37,12 @@
  *          a kernel frame further from the leaf (kernel backtraces come
  *          first); perf DSO "[...]" or ".../vmlinux", not "[unknown]";
  *   "_[j]" perf frames of a /tmp/perf-N.map DSO (JIT);
- *   "_[i]" the inlined frames of "a->b" (always, as the Perl). */
+ *   "_[i]" the inlined frames of "a->b" (always, as the Perl).
+ *
+ * A line that is "--" alone is the delimiter of Brendan Gregg's off-wake
+ * stacks (the waker's frames above the blocked task's): the frame "--",
+ * never marked.  A frame with no evidence of its side takes it from the
+ * frames of its own part only, the waker's or the blocked task's. */
 #ifndef STAPRELAY_FRAMES_H
 #define STAPRELAY_FRAMES_H
 
@@ -50,7 +55,11 @@ typedef enum {
     FRAME_NONE = 0,     /* not a frame line */
     FRAME_STAP,         /* a SystemTap backtrace line */
     FRAME_PERF,         /* a perf script frame line */
+    FRAME_DELIM,        /* the off-wake delimiter line "--" */
 } frame_kind;
+
+/* The off-wake delimiter: a line of its own, and the frame it becomes. */
+#define FRAME_DELIMITER "--"
 
 typedef enum {
     FRAME_SIDE_UNKNOWN = 0,

@@ -127,6 +127,40 @@ START_TEST(perf_addrs_and_sides)
 }
 END_TEST
 
+/* The off-wake delimiter: a frame of its own, never marked, and the
+ * boundary of the kernel-side inference: the waker's frame without
+ * evidence (top) stays user although blocked kernel frames lie below. */
+START_TEST(offwake_delimiter)
+{
+    const char *text =
+        "main+0x10/0x20 [app]\n"                         /* waker, no evidence */
+        "0xffffffff81001000 : try_to_wake_up+0x1/0x2 [kernel]\n"
+        "  --  \n"
+        "0xffffffff81002000 : schedule+0x1/0x2 [kernel]\n"
+        "ext4_sync_file+0x4/0x8 [ext4]\n"                /* blocked, no evidence */
+        "0xffffffff81003000 : do_fsync+0x1/0x2 [kernel]\n"
+        "fsync+0x10/0x20 [/usr/lib/libc.so.6]\n";
+    stackfold sf;
+    stackfold_init(&sf, &all_marks, false);
+    for (const char *p = text; *p;) {
+        size_t n = strcspn(p, "\n");
+        ck_assert_int_ne(stackfold_line(&sf, p, n), FRAME_NONE);
+        p += n + 1;
+    }
+    strbuf out = STRBUF_INIT;
+    ck_assert(stackfold_write(&sf, &out));
+    ck_assert_str_eq(out.buf, "fsync;do_fsync_[k];ext4_sync_file_[k];schedule_[k];--;"
+                              "try_to_wake_up_[k];main");
+    sb_free(&out);
+    stackfold_free(&sf);
+    frame_line fl;
+    ck_assert(frame_parse("--", 2, &fl));
+    ck_assert_int_eq(fl.kind, FRAME_DELIM);
+    ck_assert(!frame_parse("---", 3, &fl));
+    ck_assert(!frame_parse("-- x", 4, &fl));
+}
+END_TEST
+
 START_TEST(folded_frames_and_text)
 {
     stackfold sf;
@@ -243,6 +277,7 @@ TEST_SUITE(common_frames)
     tcase_add_test(tc, lines_without_frames);
     tcase_add_test(tc, perf_addrs_and_sides);
     tcase_add_test(tc, folded_frames_and_text);
+    tcase_add_test(tc, offwake_delimiter);
     tcase_add_test(tc, process_frames);
     tcase_add_test(tc, addressed_and_cut_lines);
     tcase_add_test(tc, wordwise_scans_every_offset);

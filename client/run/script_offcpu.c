@@ -15,6 +15,21 @@
  * through perf_source (pmdastaprelay relays it when PARENT is in its
  * directory_list, as for `run profile --backend perf`).
  *
+ * `staprelay run offwake` is the same with sched:sched_waking recorded
+ * too: that event fires in the waker's context (try_to_wake_up), so its
+ * stack is the waker's.  The first waking of a task off CPU is kept with
+ * it, and its record's stack is Brendan Gregg's off-wake stack: the
+ * waker's frames inverted above a "--" frame, then the blocked stack
+ * (leaf first, the order a record's stack has: waker root ... waker
+ * leaf, --, blocked leaf ... blocked root); waker_pid, waker_tid and
+ * waker_comm say who.  A block nothing woke (preempted, R+) keeps its
+ * plain stack.
+ *
+ * When perf loses events (its buffer full on a busy machine: perf script
+ * says so with --show-lost-events), every interval in flight is left
+ * out, since its end or its waker may be among them, and counted in
+ * events_lost and on the run's last line.
+ *
  * --pid P follows process P's threads (all switches are recorded; the
  * others are ignored here); --cmd C starts C once perf records and
  * follows it until it exits.  perf's tracepoint clock is monotonic (-k realtime is refused
@@ -28,6 +43,7 @@
 
 #include "client/run/perf_pipe.h"
 #include "client/run/perf_source.h"
+#include "common/frames.h"
 #include "common/strbuf.h"
 #include "client/util/utf8.h"
 #include "common/xalloc.h"
@@ -41,6 +57,10 @@ typedef struct off_task {
     int64_t ts;
     char *stack;
     char state[8];                   /* prev_state at switch-out */
+    /* offwake: the first waking since then (waker_stack NULL: none) */
+    char *waker_stack;               /* leaf first, perf frame lines */
+    long waker_pid, waker_tid;
+    char *waker_comm;
     struct off_task *next;
 } off_task;
 
@@ -48,19 +68,24 @@ typedef struct offcpu {
     perf_source src;
     off_task *tasks[OFF_BUCKETS];
     size_t ntasks;
+    bool wake;                       /* offwake: sched_waking too */
     long target;                     /* tgid followed, 0: every task */
     int64_t to_epoch;                /* add to perf's monotonic ns */
     uint64_t switches, offtime, untracked;
+    uint64_t late;                   /* events older than their task's (task_late) */
+    uint64_t lost, forgotten;        /* perf's lost events, intervals left out then */
+    uint64_t woken;                  /* offwake: records with a waker */
     uint64_t hist[65];               /* @hist_log buckets of values >= 0 */
     /* the switch of the sample being read (its header line) */
-    bool have_switch;
-    long prev_pid, next_pid;
+    bool have_switch, have_waking;
+    long prev_pid, next_pid, woken_pid;
     char prev_state[8];
     strbuf next_comm;
 } offcpu;
 
-/* metadata.json; %s: the replay flag, set only for the PMDA's runs
- * (--replay), as perf_source_metadata does */
+/* metadata.json; %s: the event's description, the replay flag (set
+ * only for the PMDA's runs, --replay, as perf_source_metadata does), the
+ * stack's description and offwake's waker fields */
 static const char meta_fmt[] =
     "{\n"
     "  \"metrics\": [\n"
@@ -68,24 +93,31 @@ static const char meta_fmt[] =
     "\"semantics\": \"instant\", \"units\": \"count\", \"description\": \"always 0 (the "
     "perf backend leaves nothing out)\"},\n"
     "    {\"name\": \"blocks\", \"pointer\": \"/blocks\", \"type\": \"event\",\n"
-    "     \"description\": \"off-CPU intervals with the stack they blocked in (perf sched_switch)\",\n"
+    "     \"description\": \"%s\",\n"
     "     \"timestamp\": \"/ts\", \"timestamp_units\": \"nsec\", \"sequence\": \"/seq\",\n"
     "     \"dropped\": \"/blocks_dropped\", %s\n"
     "     \"fields\": [\n"
     "       {\"name\": \"stack\", \"pointer\": \"/stack\", \"type\": \"stack\", \"description\": "
-    "\"folded stack at switch-out, root first, kernel frames marked _[k]\"},\n"
+    "\"%s\"},\n"
     "       {\"name\": \"pid\", \"pointer\": \"/pid\", \"type\": \"integer\", \"semantics\": \"discrete\", \"description\": \"process id\"},\n"
     "       {\"name\": \"tid\", \"pointer\": \"/tid\", \"type\": \"integer\", \"semantics\": \"discrete\", \"description\": \"thread id\"},\n"
     "       {\"name\": \"cpu\", \"pointer\": \"/cpu\", \"type\": \"integer\", \"semantics\": \"discrete\", \"description\": \"CPU it ran on again\"},\n"
     "       {\"name\": \"comm\", \"pointer\": \"/comm\", \"type\": \"string\", \"description\": \"command name\"},\n"
     "       {\"name\": \"duration\", \"pointer\": \"/duration\", \"type\": \"integer\", \"units\": \"nanosec\", \"description\": \"time off CPU\"},\n"
-    "       {\"name\": \"state\", \"pointer\": \"/state\", \"type\": \"string\", \"optional\": true, \"description\": \"task state at switch-out (S, D, R+, ...)\"}\n"
+    "       {\"name\": \"state\", \"pointer\": \"/state\", \"type\": \"string\", \"optional\": true, \"description\": \"task state at switch-out (S, D, R+, ...)\"}%s\n"
     "     ]},\n"
     "    {\"name\": \"switches\", \"pointer\": \"/switches\", \"type\": \"integer\", \"semantics\": \"counter\", \"units\": \"count\", \"description\": \"context switches of traced threads\"},\n"
+    "    {\"name\": \"events_lost\", \"pointer\": \"/events_lost\", \"type\": \"integer\", \"semantics\": \"counter\", \"units\": \"count\", \"description\": \"events perf lost (its buffer was full); the intervals in flight then are left out\"},\n"
     "    {\"name\": \"offcpu_time\", \"pointer\": \"/offcpu_time\", \"type\": \"integer\", \"semantics\": \"counter\", \"units\": \"nanosec\", \"description\": \"total time off CPU\"},\n"
     "    {\"name\": \"offcpu\", \"pointer\": \"/offcpu\", \"type\": \"histogram\", \"units\": \"nanosec\", \"description\": \"off-CPU intervals\"}\n"
     "  ]\n"
     "}\n";
+
+static const char waker_fields[] =
+    ",\n"
+    "       {\"name\": \"waker_pid\", \"pointer\": \"/waker_pid\", \"type\": \"integer\", \"semantics\": \"discrete\", \"optional\": true, \"description\": \"process id of the task that woke it\"},\n"
+    "       {\"name\": \"waker_tid\", \"pointer\": \"/waker_tid\", \"type\": \"integer\", \"semantics\": \"discrete\", \"optional\": true, \"description\": \"thread id of the task that woke it\"},\n"
+    "       {\"name\": \"waker_comm\", \"pointer\": \"/waker_comm\", \"type\": \"string\", \"optional\": true, \"description\": \"command name of the task that woke it\"}";
 
 /* ---- tasks off CPU ------------------------------------------------------- */
 
@@ -97,10 +129,32 @@ static off_task **slot(offcpu *oc, long tid)
     return p;
 }
 
+static void task_forget_waker(off_task *t)
+{
+    free(t->waker_stack);
+    free(t->waker_comm);
+    t->waker_stack = t->waker_comm = NULL;
+}
+
 static void task_free(off_task *t)
 {
+    task_forget_waker(t);
     free(t->stack);
     free(t);
+}
+
+/* perf script can hand over one CPU's events after a later event of
+ * another: a task's switch-out on CPU 0 after its switch-in and next
+ * switch-out on CPU 1.  An event older than the switch-out its task is
+ * tracked with belongs to an interval whose record is made or lost: it
+ * is left out and counted, so that no record pairs one block's stack
+ * with another's time or waker. */
+static bool task_late(offcpu *oc, const off_task *t, int64_t ts)
+{
+    if (t == NULL || ts >= t->ts)
+        return false;
+    oc->late++;
+    return true;
 }
 
 /* The task tid left a CPU at ts with stack, in state. */
@@ -109,6 +163,8 @@ static void task_out(offcpu *oc, long tid, long tgid, int64_t ts, const strbuf *
 {
     off_task **p = slot(oc, tid);
     off_task *t = *p;
+    if (task_late(oc, t, ts))
+        return;
     if (t == NULL) {
         if (oc->ntasks >= OFF_MAX_TASKS) {
             oc->untracked++;
@@ -122,9 +178,42 @@ static void task_out(offcpu *oc, long tid, long tgid, int64_t ts, const strbuf *
     }
     free(t->stack);
     t->stack = xstrdup(stack->buf ? stack->buf : "");
+    task_forget_waker(t);
     t->tgid = tgid;
     t->ts = ts;
     snprintf(t->state, sizeof t->state, "%s", state);
+}
+
+/* offwake: the sample s (the waker, its stack) woke tid; the first
+ * waking of a task that is off CPU is kept. */
+static void task_woken(offcpu *oc, long tid, const perf_sample *s)
+{
+    off_task *t = *slot(oc, tid);
+    if (t == NULL || t->waker_stack != NULL || task_late(oc, t, s->ts_ns))
+        return;
+    t->waker_stack = xstrdup(s->stack.buf ? s->stack.buf : "");
+    t->waker_comm = xstrdup(s->comm.buf ? s->comm.buf : "");
+    t->waker_pid = s->pid;
+    t->waker_tid = s->tid;
+}
+
+/* The record's stack: the blocked one, or the off-wake one (the waker's
+ * lines in reverse, the delimiter, the blocked lines). */
+static void record_stack(strbuf *out, const off_task *t)
+{
+    if (t->waker_stack != NULL && t->waker_stack[0] != '\0') {
+        const char *w = t->waker_stack, *end = w + strlen(w);
+        while (end > w) {
+            const char *b = end;
+            while (b > w && b[-1] != '\n')
+                b--;
+            sb_add(out, b, (size_t)(end - b));
+            sb_addc(out, '\n');
+            end = b > w ? b - 1 : w;
+        }
+        sb_adds(out, FRAME_DELIMITER "\n");
+    }
+    sb_adds(out, t->stack);
 }
 
 /* The task tid got a CPU back: its record, if it was tracked. */
@@ -132,7 +221,7 @@ static void task_in(offcpu *oc, long tid, int cpu, const char *comm, int64_t ts)
 {
     off_task **p = slot(oc, tid);
     off_task *t = *p;
-    if (t == NULL)
+    if (t == NULL || task_late(oc, t, ts))
         return;
     *p = t->next;
     oc->ntasks--;
@@ -149,8 +238,17 @@ static void task_in(offcpu *oc, long tid, int cpu, const char *comm, int64_t ts)
             json_escape(&r, comm, strlen(comm));
             sb_printf(&r, "\", \"duration\": %lld, \"state\": \"", (long long)d);
             json_escape(&r, t->state, strlen(t->state));
+            if (t->waker_stack != NULL) {
+                oc->woken++;
+                sb_printf(&r, "\", \"waker_pid\": %ld, \"waker_tid\": %ld, \"waker_comm\": \"",
+                          t->waker_pid, t->waker_tid);
+                json_escape(&r, t->waker_comm, strlen(t->waker_comm));
+            }
             sb_adds(&r, "\", \"stack\": \"");
-            json_escape(&r, t->stack, strlen(t->stack));
+            strbuf stk = STRBUF_INIT;
+            record_stack(&stk, t);
+            json_escape(&r, stk.buf, stk.len);
+            sb_free(&stk);
             sb_adds(&r, "\"}");
             perf_source_add_json(&oc->src, r.buf);
             sb_free(&r);
@@ -163,6 +261,10 @@ static void task_in(offcpu *oc, long tid, int cpu, const char *comm, int64_t ts)
 static void on_sample(void *arg, const perf_sample *s)
 {
     offcpu *oc = arg;
+    if (oc->have_waking) {
+        task_woken(oc, oc->woken_pid, s);
+        return;
+    }
     if (!oc->have_switch)
         return;
     task_in(oc, oc->next_pid, s->cpu, oc->next_comm.buf ? oc->next_comm.buf : "", s->ts_ns);
@@ -200,6 +302,40 @@ static bool parse_switch(offcpu *oc, const char *t)
     return true;
 }
 
+/* offwake: sched_waking's "comm=C pid=P prio=N target_cpu=N" (the last
+ * " pid=": only numbers follow it, a comm may hold anything). */
+static bool parse_waking(offcpu *oc, const char *t)
+{
+    if (!oc->wake || strncmp(t, "comm=", 5) != 0 || strstr(t, " target_cpu=") == NULL)
+        return false;
+    const char *pid = NULL;
+    for (const char *p = strstr(t, " pid="); p != NULL; p = strstr(p + 1, " pid="))
+        pid = p;
+    if (pid == NULL)
+        return false;
+    oc->woken_pid = strtol(pid + 5, NULL, 10);
+    return oc->woken_pid > 0;
+}
+
+/* perf lost events (its buffer was full: "PERF_RECORD_LOST lost N",
+ * printed with --show-lost-events): any task's switch or waking may be
+ * among them, so no interval in flight can be trusted any more.  They
+ * are all left out and counted; tracking starts again from the next
+ * switch-out. */
+static void on_lost(offcpu *oc, const char *t)
+{
+    oc->lost += strtoull(t + strlen("PERF_RECORD_LOST lost "), NULL, 10);
+    for (size_t i = 0; i < OFF_BUCKETS; i++)
+        while (oc->tasks[i]) {
+            off_task *k = oc->tasks[i];
+            oc->tasks[i] = k->next;
+            task_free(k);
+            oc->forgotten++;
+        }
+    oc->ntasks = 0;
+    oc->src.dirty = true;
+}
+
 /* A line of perf script: a header "comm pid/tid [cpu] sec.nsec: TRACE" is
  * cut after the time for the sampler (which emits the previous sample),
  * and its switch kept for the sample it starts. */
@@ -220,6 +356,9 @@ static void on_line(offcpu *oc, perf_sampler *ps, const char *s, size_t n)
     strbuf t = STRBUF_INIT;
     sb_add(&t, colon + 2, n - (size_t)(colon + 2 - s));
     oc->have_switch = parse_switch(oc, t.buf);
+    oc->have_waking = !oc->have_switch && parse_waking(oc, t.buf);
+    if (!oc->have_switch && strncmp(t.buf, "PERF_RECORD_LOST lost ", 22) == 0)
+        on_lost(oc, t.buf);
     sb_free(&t);
 }
 
@@ -229,8 +368,9 @@ static char *offcpu_data(const perf_source *src, void *arg)
 {
     const offcpu *oc = arg;
     strbuf sb = STRBUF_INIT;
-    sb_printf(&sb, "{\n  \"switches\": %llu,\n  \"offcpu_time\": %llu,\n  \"offcpu\": ",
-              (unsigned long long)oc->switches, (unsigned long long)oc->offtime);
+    sb_printf(&sb, "{\n  \"switches\": %llu,\n  \"offcpu_time\": %llu,\n  \"events_lost\": %llu,"
+              "\n  \"offcpu\": ", (unsigned long long)oc->switches,
+              (unsigned long long)oc->offtime, (unsigned long long)oc->lost);
     perf_source_hist_log(&sb, oc->hist);
     sb_adds(&sb, ",\n");
     sb_printf(&sb, "  \"blocks_dropped\": %llu,\n  \"blocks\": [", (unsigned long long)src->dropped);
@@ -272,7 +412,6 @@ static void reader_end(void *arg)
 
 int script_offcpu_run(const run_script *s, const run_opts *o, const char *name)
 {
-    (void)s;
     char pbuf[4096];
     const char *parent = perf_source_parent(o->dir, pbuf, sizeof pbuf);
     if (parent == NULL)
@@ -280,10 +419,19 @@ int script_offcpu_run(const run_script *s, const run_opts *o, const char *name)
     offcpu *oc = xmalloc(sizeof *oc);
     memset(oc, 0, sizeof *oc);
     oc->to_epoch = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+    oc->wake = strcmp(s->name, "offwake") == 0;
     char err[1024];
     int rc = RUN_EXIT_FAILED;
     strbuf meta = STRBUF_INIT;
-    sb_printf(&meta, meta_fmt, o->replay ? "\"replay\": true," : "");
+    sb_printf(&meta, meta_fmt,
+              oc->wake ? "off-CPU intervals with the stack they blocked in and the waker's "
+                         "(perf sched_switch, sched_waking)"
+                       : "off-CPU intervals with the stack they blocked in (perf sched_switch)",
+              o->replay ? "\"replay\": true," : "",
+              oc->wake ? "off-wake stack, root first: the blocked stack, then -- and the "
+                         "waker's stack inverted; kernel frames marked _[k]"
+                       : "folded stack at switch-out, root first, kernel frames marked _[k]",
+              oc->wake ? waker_fields : "");
     int opened = perf_source_open_as(&oc->src, parent, name, 0, o->replay,
                                      meta.buf, offcpu_data, oc, err, sizeof err);
     sb_free(&meta);
@@ -295,13 +443,20 @@ int script_offcpu_run(const run_script *s, const run_opts *o, const char *name)
     if (o->pid)
         oc->target = o->pid;
 
-    const char *rargv[] = { "perf", "record", "--no-buffering", "-q", "-e", "sched:sched_switch",
-                            "-g", "-k", "mono", "--sample-cpu", "-a", "-o", "-", NULL };
+    const char *rargv_off[] = { "perf", "record", "--no-buffering", "-q", "-e",
+                                "sched:sched_switch", "-g", "-k", "mono", "--sample-cpu", "-a",
+                                "-o", "-", NULL };
+    const char *rargv_wake[] = { "perf", "record", "--no-buffering", "-q", "-e",
+                                 "sched:sched_switch", "-e", "sched:sched_waking", "-g", "-k",
+                                 "mono", "--sample-cpu", "-a", "-o", "-", NULL };
+    const char *const *rargv = oc->wake ? rargv_wake : rargv_off;
     const char *sargv[] = { "perf", "script", "-i", "-", "-F",
-                            "comm,pid,tid,cpu,time,trace,ip,sym,dso", "--ns", NULL };
-    fprintf(stderr, "staprelay run: perf record -e sched:sched_switch -g -a | perf script: "
+                            "comm,pid,tid,cpu,time,trace,ip,sym,dso", "--ns",
+                            "--show-lost-events", NULL };
+    fprintf(stderr, "staprelay run: perf record -e sched:sched_switch%s -g -a | perf script: "
             "%s; files in %s\nstaprelay run: metrics: pminfo -f staprelay.%s   events: "
             "pmevent -t 1 staprelay.%s.blocks.records\n",
+            oc->wake ? " -e sched:sched_waking" : "",
             o->pid || o->cmd ? "following one process" : "every task", oc->src.dir, name, name);
 
     perf_sampler ps;
@@ -313,9 +468,15 @@ int script_offcpu_run(const run_script *s, const run_opts *o, const char *name)
                      .target = &oc->target };
     rc = perf_pipe_run(&pp, o);
     fprintf(stderr, "staprelay run: %llu switches, %llu records published, %llu dropped, "
-            "%llu tasks not tracked (table full)\n", (unsigned long long)oc->switches,
-            (unsigned long long)oc->src.written, (unsigned long long)oc->src.dropped,
-            (unsigned long long)oc->untracked);
+            "%llu tasks not tracked (table full), %llu events out of time order left out, "
+            "%llu events lost by perf (%llu intervals in flight left out)\n",
+            (unsigned long long)oc->switches, (unsigned long long)oc->src.written,
+            (unsigned long long)oc->src.dropped, (unsigned long long)oc->untracked,
+            (unsigned long long)oc->late, (unsigned long long)oc->lost,
+            (unsigned long long)oc->forgotten);
+    if (oc->wake)
+        fprintf(stderr, "staprelay run: %llu records with their waker's stack\n",
+                (unsigned long long)oc->woken);
     perf_sampler_free(&ps);
     fprintf(stderr, "staprelay run: removed %s\n", oc->src.dir);
     perf_source_close(&oc->src, true);

@@ -5,7 +5,9 @@
  *                               sr_cpu_main) and reads of /dev/zero
  *                               (kernel time, sr_kernel_work), for profile
  *   workload block SECONDS      sleeps and blocking pipe reads
- *                               (sr_wait_sleep, sr_wait_pipe), for offcpu
+ *                               (sr_wait_sleep, sr_wait_pipe; a child,
+ *                               sr_writer_main, writes the pipe), for
+ *                               offcpu and offwake
  *   workload sweep ROUNDS       every system call number 0..SR_MAX_NR,
  *                               ROUNDS times (each in a child, with invalid
  *                               arguments: mostly errors); the numbers
@@ -107,6 +109,23 @@ NOINLINE static ssize_t sr_wait_pipe(int fd)
     return read(fd, &c, 1);
 }
 
+/* The waker of the pipe reads (off-wake graphs): sr_wake_pipe's own
+ * frame is lost to perf's unwinder (libc's write has no frame pointer),
+ * sr_writer_main is seen. */
+NOINLINE static ssize_t sr_wake_pipe(int fd)
+{
+    return write(fd, "x", 1);
+}
+
+NOINLINE static void sr_writer_main(int fd)
+{
+    for (;;) {
+        sr_wait_sleep(6000);
+        if (sr_wake_pipe(fd) != 1)
+            _exit(0);
+    }
+}
+
 NOINLINE static int sr_block_main(double secs)
 {
     int p[2];
@@ -121,11 +140,7 @@ NOINLINE static int sr_block_main(double secs)
          * writer faster than the reader filled the pipe ahead of it, and
          * almost no read blocked.) */
         close(p[0]);
-        for (;;) {
-            sr_wait_sleep(6000);
-            if (write(p[1], "x", 1) != 1)
-                _exit(0);
-        }
+        sr_writer_main(p[1]);
     }
     close(p[1]);
     double end = now() + secs;
