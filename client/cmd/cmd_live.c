@@ -252,7 +252,9 @@ static int write_index(FILE *out, void *arg)
     /* one screen (1400x900): compact headings, and the flame graph in a
      * box that reaches the bottom of the window, scrolled to its root:
      * its wide frames are on screen whatever the depth of its narrow
-     * towers (flame.svg is as tall as its deepest stack) */
+     * towers (flame.svg is as tall as its deepest stack); fitted again
+     * when the heat map's image has loaded, since it pushes the box down
+     * (whichever of the two loads first) */
     sb_adds(&sb, "</title>\n<style>\nbody { font-family: Verdana, sans-serif; "
             "margin: 8px 12px; }\nh1 { font-size: 20px; margin: 0 0 4px 0; }\n"
             "h2 { font-size: 15px; margin: 8px 0 4px 0; }\np { margin: 4px 0; }\n"
@@ -266,6 +268,7 @@ static int write_index(FILE *out, void *arg)
             "b.getBoundingClientRect().top + window.scrollY; b.style.height = "
             "Math.max(160, window.innerHeight - top - 8) + 'px'; b.scrollTop = "
             "b.scrollHeight; }\nwindow.addEventListener('resize', fitFlame);\n"
+            "window.addEventListener('load', fitFlame);\n"
             "</script>\n</head>\n<body>\n<h1>");
     xml_escape(&sb, t.buf, t.len, true);
     sb_adds(&sb, "</h1>\n<p id=\"status\">updated ");
@@ -299,7 +302,7 @@ static int write_index(FILE *out, void *arg)
         sb_printf(&sb, "<div class=\"scroll\" id=\"heatmap\"><img "
                   "src=\"heatmap.svg?v=%" PRIu64 "\" alt=\"heat map\" "
                   "onload=\"var d = this.parentNode; d.scrollLeft = "
-                  "d.scrollWidth;\"></div>\n", c->generation);
+                  "d.scrollWidth; fitFlame();\"></div>\n", c->generation);
     sb_printf(&sb, "<h2>Flame graph, last %ld s (<a href=\"flame.svg?v=%" PRIu64
               "\">flame.svg</a>)</h2>\n<div class=\"scroll\" id=\"flamebox\">"
               "<object data=\"flame.svg?v=%" PRIu64 "\" type=\"image/svg+xml\" "

@@ -22,11 +22,14 @@ function serve(dir) {
     const types = { '.html': 'text/html', '.svg': 'image/svg+xml' };
     const srv = http.createServer((q, r) => {
         const f = path.join(dir, path.basename(decodeURIComponent(new URL(q.url, 'http://x').pathname)));
-        fs.readFile(f, (e, b) => {
+        // the heat map's image comes last, as it did in a CI run: it
+        // moves the flame graph's box down after flame.svg has loaded
+        const late = path.basename(f) === 'heatmap.svg' ? 1000 : 0;
+        fs.readFile(f, (e, b) => setTimeout(() => {
             if (e) { r.writeHead(404); r.end(); return; }
             r.writeHead(200, { 'Content-Type': types[path.extname(f)] || 'text/plain' });
             r.end(b);
-        });
+        }, late));
     });
     return new Promise((ok) => srv.listen(0, '127.0.0.1', () => ok(srv)));
 }
@@ -99,6 +102,7 @@ L.run(async () => {
     // frames in the object are in the SVG's own coordinates; the box
     // clips and scrolls them: what shows is what is inside the box
     const vis = await page.evaluate(() => { const b = document.querySelector('object').parentNode.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; });
+    console.error('live: root frame and its box (debug)', JSON.stringify(root.root), JSON.stringify(vis));
     const inBox = (r) => r[1] >= vis[1] - 1 && r[3] <= vis[3] + 1;
     sayIf(onScreen(vis.map((v, i) => i === 3 ? Math.min(v, L.H) : v)) && inBox(root.root) && root.root[3] <= L.H,
         'live: flame.svg\'s root frame is on screen', 'live: root frame at ' + JSON.stringify(root.root) + ', its box ' + JSON.stringify(vis));
