@@ -64,6 +64,38 @@ START_TEST(names_and_frames)
 }
 END_TEST
 
+/* the list --only-state and web's state= read: every word a class */
+START_TEST(class_lists)
+{
+    unsigned m = 0;
+    strbuf why = STRBUF_INIT;
+    ck_assert(block_state_add_list("io,preempted", &m, &why));
+    ck_assert_uint_eq(m, 1u << BLOCK_STATE_IO | 1u << BLOCK_STATE_PREEMPTED);
+    ck_assert(block_state_add_list("lock,", &m, &why));     /* adds */
+    ck_assert_uint_eq(m, 1u << BLOCK_STATE_IO | 1u << BLOCK_STATE_PREEMPTED
+                         | 1u << BLOCK_STATE_LOCK);
+    static const char *const bad[] = { "busy", "io,busy", "sleepy",
+                                       "a-very-long-word-of-no-class" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        unsigned k = 0;
+        sb_reset(&why);
+        ck_assert_msg(!block_state_add_list(bad[i], &k, &why), "%s", bad[i]);
+        ck_assert_uint_eq(k, 0);                  /* nothing half-taken */
+        ck_assert_ptr_nonnull(strstr(why.buf, "is none of io, lock"));
+    }
+    sb_reset(&why);
+    ck_assert(!block_state_add_list("io,busy", &m, &why));
+    ck_assert_str_eq(why.buf, "'busy' is none of io, lock, sleep, preempted, other");
+    for (const char *none = ""; none; none = strcmp(none, "") == 0 ? "," : NULL) {
+        sb_reset(&why);
+        unsigned k = 0;
+        ck_assert(!block_state_add_list(none, &k, &why));
+        ck_assert_ptr_nonnull(strstr(why.buf, "no class given"));
+    }
+    sb_free(&why);
+}
+END_TEST
+
 static bool kept(unsigned states, block_state s)
 {
     stackfilter_spec spec = { .states = states };
@@ -102,6 +134,7 @@ TEST_SUITE(client_blockstate)
     tcase_add_test(tc, classes_from_states);
     tcase_add_test(tc, lock_waits_win_over_sleep_and_io);
     tcase_add_test(tc, names_and_frames);
+    tcase_add_test(tc, class_lists);
     tcase_add_test(tc, filter_by_state);
     suite_add_tcase(s, tc);
     return s;

@@ -17,6 +17,7 @@ static void add(web_store *s, const char *stack, int64_t t, const char *comm,
 {
     stack_context ctx = { .comm = comm, .comm_len = comm ? strlen(comm) : 0,
                           .pid = pid, .tid = pid + 1, .host = host,
+                          .state = pid == 42 ? BLOCK_STATE_LOCK : BLOCK_STATE_NONE,
                           .time_ns = STACK_TIME_UNKNOWN };
     store_add(s, stack, strlen(stack), 2, t, &ctx);
 }
@@ -38,13 +39,16 @@ START_TEST(contexts_kept)
     ck_assert_str_eq(x.host, "h1");
     ck_assert_int_eq(x.pid, 42);
     ck_assert_int_eq(x.tid, 43);
+    ck_assert_int_eq(x.state, BLOCK_STATE_LOCK);     /* web's state= */
     ck_assert(x.weight == 2);
     ck_assert(store_get(s, 1, &x));
     ck_assert_int_eq(x.t_ns, STACK_TIME_UNKNOWN);
     ck_assert_ptr_null(x.comm);
     ck_assert_ptr_null(x.host);
     ck_assert_int_eq(x.pid, -1);
+    ck_assert_int_eq(x.state, BLOCK_STATE_NONE);
     ck_assert(store_get(s, 2, &x));
+    ck_assert_int_eq(x.state, BLOCK_STATE_NONE);
     ck_assert_int_eq(x.t_ns, -1);
     ck_assert(!store_get(s, 3, &x));
     store_unlock(s);

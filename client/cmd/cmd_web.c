@@ -103,6 +103,7 @@ static int web_command(cmd_opts *o)
     web_runs *runs = web_runs_new(o, h);
     web_profile prof = { o, store, NULL, h, o->pcp.by_host, runs };
     o->pcp.by_host = false;
+    o->pcp.keep_state = true;    /* the URL's state= filter */
     web_metrics *metrics = NULL;
     if (rc == 0) {
         metrics = web_metrics_new(&o->pcp, interval_seconds(o), o->window_min,

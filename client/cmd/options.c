@@ -258,21 +258,12 @@ static int take_context_name(parse_state *ps, const opt_def *d,
 static int take_state(parse_state *ps, const opt_def *d, const char *arg)
 {
     (void)d;
-    char *buf = xstrdup(arg), *save = NULL;
-    int n = 0, rc = 0;
-    for (char *w = strtok_r(buf, ",", &save); w && rc == 0;
-         w = strtok_r(NULL, ",", &save), n++) {
-        block_state s = block_state_from_name(w);
-        if (s == BLOCK_STATE_NONE)
-            rc = cmd_opts_error(ps->o, ps->usage, "--only-state %s: '%s' is "
-                                "none of " BLOCK_STATE_NAMES, arg, w);
-        else
-            ps->o->filter.states |= 1u << s;
-    }
-    free(buf);
-    if (rc == 0 && n == 0)
-        rc = cmd_opts_error(ps->o, ps->usage, "--only-state needs a class ("
-                            BLOCK_STATE_NAMES ")");
+    strbuf why = STRBUF_INIT;
+    int rc = 0;
+    if (!block_state_add_list(arg, &ps->o->filter.states, &why))
+        rc = cmd_opts_error(ps->o, ps->usage, "--only-state %s: %s", arg,
+                            why.buf);
+    sb_free(&why);
     return rc;
 }
 

@@ -93,6 +93,8 @@ typedef struct pcp_options {
     bool        by_host;    /* --by-host: host name as the root frame */
     bool        by_state;   /* --by-state: an off-CPU block's class as a
                              * frame (after the host's) */
+    bool        keep_state; /* each record's class in its context, no
+                             * frame (staprelay web: the URL's state=) */
     pcp_weigh   weigh;      /* --weight time|events */
     double      wait_s;     /* --wait: live, how long a metric that is not
                              * there yet is waited for */

@@ -79,7 +79,8 @@ static void on_sample(void *arg, const pcp_sample *smp)
         return;
     }
     /* a block's class costs a pass over its stack: only when asked */
-    block_state state = rd->po->by_state || stackfilter_wants_state(rd->in->filter)
+    block_state state = rd->po->by_state || rd->po->keep_state
+                                || stackfilter_wants_state(rd->in->filter)
                             ? pcp_sample_state(smp) : BLOCK_STATE_NONE;
     if (smp->bad_weight
         || !pcp_sample_stack(smp, rd->po->by_host ? s->host : NULL,

@@ -71,6 +71,35 @@ block_state block_state_from_name(const char *name)
     return BLOCK_STATE_NONE;
 }
 
+bool block_state_add_list(const char *list, unsigned *mask, strbuf *err)
+{
+    unsigned m = 0;
+    const char *p = list;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        char word[16];
+        block_state s = BLOCK_STATE_NONE;
+        if (n > 0 && n < sizeof word) {
+            memcpy(word, p, n);
+            word[n] = '\0';
+            s = block_state_from_name(word);
+        }
+        if (s == BLOCK_STATE_NONE && n > 0) {
+            sb_printf(err, "'%.*s' is none of " BLOCK_STATE_NAMES, (int)n, p);
+            return false;
+        }
+        if (s != BLOCK_STATE_NONE)
+            m |= 1u << s;
+        p += n + (p[n] == ',');
+    }
+    if (m == 0) {
+        sb_adds(err, "no class given (" BLOCK_STATE_NAMES ")");
+        return false;
+    }
+    *mask |= m;
+    return true;
+}
+
 void block_state_frame(strbuf *out, block_state s)
 {
     const char *n = block_state_name(s);

@@ -1,6 +1,6 @@
 /* blockstate: what an off-CPU thread was waiting for -- the one rule
- * behind --by-state and --only-state (staprelay web takes --by-state
- * with the other PCP options; its URL has neither yet).
+ * behind --by-state and --only-state (staprelay web takes both with
+ * the other PCP options, and its URL's state= filter).
  *
  * An off-CPU record (stap/offcpu.stp, the perf backend's offcpu) carries
  * the task's state at switch-out as the kernel's sched_switch tracepoint
@@ -47,6 +47,10 @@ block_state block_state_of(const char *state, size_t n, const char *stack,
 const char *block_state_name(block_state s);
 /* The class named name, BLOCK_STATE_NONE when it names none. */
 block_state block_state_from_name(const char *name);
+/* Adds the classes of list, "CLASS[,CLASS...]", to *mask (bit 1 << each
+ * class).  False, with why in err (naming the word that is none, or that
+ * none was given), when list names anything else or nothing. */
+bool block_state_add_list(const char *list, unsigned *mask, strbuf *err);
 /* --by-state's root frame, "state:CLASS" and ';', appended to out;
  * nothing for BLOCK_STATE_NONE. */
 void block_state_frame(strbuf *out, block_state s);

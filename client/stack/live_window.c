@@ -178,6 +178,7 @@ void lw_add_detail(live_window *w, const char *stack, size_t len,
     s->host = ref_name(w, d->host, d->host ? strlen(d->host) : 0);
     s->pid = small_id(d->pid);
     s->tid = small_id(d->tid);
+    s->state = (uint8_t)d->state;
 }
 
 void lw_add(live_window *w, const char *stack, size_t len, double weight,

@@ -36,6 +36,8 @@ typedef struct lw_sample {
     uint32_t comm, host;   /* ids of interned names, see lw_stack() */
     int32_t  pid, tid;     /* -1: unknown */
     uint16_t t_ns;         /* nanoseconds below t_us (0..999) */
+    uint8_t  state;        /* an off-CPU block's class (blockstate.h),
+                            * 0: none */
 } lw_sample;
 
 /* What an input knew of a sample beyond its stack (NULL strings, -1
@@ -45,6 +47,7 @@ typedef struct lw_detail {
     size_t      comm_len;
     const char *host;
     int64_t     pid, tid;
+    int         state;      /* block_state (blockstate.h); 0: none */
 } lw_detail;
 
 typedef struct live_window live_window;

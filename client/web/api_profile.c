@@ -156,6 +156,30 @@ static bool parse_names(const web_request *rq, const char *name,
     return true;
 }
 
+/* state=CLASS[,CLASS...], repeatable: the block classes kept (one rule
+ * with --only-state: blockstate.h) */
+static bool parse_states(const web_request *rq, unsigned *mask,
+                         web_reply *rp)
+{
+    const char *vals[STACKFILTER_MAX_IDS];
+    int k = web_param_all(rq, "state", vals, STACKFILTER_MAX_IDS);
+    if (k > STACKFILTER_MAX_IDS) {
+        web_reply_error(rp, 400, "more than %d state values",
+                        STACKFILTER_MAX_IDS);
+        return false;
+    }
+    for (int i = 0; i < k; i++) {
+        strbuf why = STRBUF_INIT;
+        bool ok = *vals[i] == '\0' || block_state_add_list(vals[i], mask, &why);
+        if (!ok)
+            web_reply_error(rp, 400, "bad state: %s", why.buf);
+        sb_free(&why);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
 bool web_sel_parse(const web_profile *p, const web_request *rq,
                    const char *start_name, const char *end_name,
                    web_sel *sel, web_reply *rp)
@@ -222,7 +246,8 @@ bool web_sel_parse(const web_profile *p, const web_request *rq,
     if (!parse_ids(rq, "pid", spec.pids, &spec.npids, rp)
         || !parse_ids(rq, "tid", spec.tids, &spec.ntids, rp)
         || !parse_names(rq, "comm", spec.comms, &spec.ncomms, rp)
-        || !parse_names(rq, "host", spec.hosts, &spec.nhosts, rp))
+        || !parse_names(rq, "host", spec.hosts, &spec.nhosts, rp)
+        || !parse_states(rq, &spec.states, rp))
         return false;
     strbuf err = STRBUF_INIT;
     sel->filter = stackfilter_new(&spec, &err);
@@ -269,8 +294,8 @@ void web_sel_replay(const web_profile *p, const web_sel *sel,
             continue;
         stack_context ctx = {
             .comm = s.comm, .comm_len = s.comm ? strlen(s.comm) : 0,
-            .pid = s.pid, .tid = s.tid, .host = s.host, .time_ns = s.t_ns,
-            .samples = -1,
+            .pid = s.pid, .tid = s.tid, .host = s.host, .state = s.state,
+            .time_ns = s.t_ns, .samples = -1,
         };
         const char *stack = s.stack;
         size_t len = s.len;

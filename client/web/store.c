@@ -53,13 +53,14 @@ static void note_host(web_store *s, const char *host)
 void store_add(web_store *s, const char *stack, size_t len, double weight,
                int64_t t_ns, const stack_context *ctx)
 {
-    lw_detail d = { NULL, 0, NULL, -1, -1 };
+    lw_detail d = { NULL, 0, NULL, -1, -1, BLOCK_STATE_NONE };
     if (ctx) {
         d.comm = ctx->comm;
         d.comm_len = ctx->comm ? ctx->comm_len : 0;
         d.host = ctx->host;
         d.pid = ctx->pid;
         d.tid = ctx->tid;
+        d.state = ctx->state;
         if (t_ns == STACK_TIME_UNKNOWN)
             t_ns = ctx->time_ns;
     }
@@ -117,6 +118,7 @@ bool store_get(const web_store *s, size_t i, store_sample *out)
     out->host = x->host == LW_NONE ? NULL : lw_stack(s->w, x->host, NULL);
     out->pid = x->pid;
     out->tid = x->tid;
+    out->state = (block_state)x->state;
     return true;
 }
 

@@ -40,6 +40,7 @@ typedef struct store_sample {
     const char *comm;        /* NULL: unknown */
     const char *host;        /* NULL: unknown */
     int64_t     pid, tid;    /* -1: unknown */
+    block_state state;       /* an off-CPU block's class, or none */
 } store_sample;
 
 typedef struct store_info {

@@ -21,7 +21,7 @@ var api = window.staprelay_web = { ready: false, fetches: 0, draws: 0 };
 // ---- state, and the URL that holds it ------------------------------------
 // API selection parameters (docs/web.md) and the page's own.
 var SEL_ONE = ['metric', 'run', 'start', 'end', 'focus', 'ignore', 'hide', 'show', 'rows', 'by_host'];
-var SEL_MANY = ['host', 'pid', 'tid', 'comm'];
+var SEL_MANY = ['host', 'pid', 'tid', 'comm', 'state'];
 var PAGE_ONE = ['view', 'fn', 'icicle', 'q', 'bstart', 'bend', 'dmode', 'sort', 'win', 'zoom'];
 var PAGE_MANY = ['chart'];
 var st = {};
@@ -1050,7 +1050,7 @@ function byHost() { return st.by_host !== undefined ? st.by_host === '1' : !!(in
 function fillControls() {
 	var f = $('filters');
 	['focus', 'ignore', 'hide', 'show'].forEach(function (k) { f.elements[k].value = st[k] || ''; });
-	['pid', 'tid', 'comm'].forEach(function (k) { f.elements[k].value = (st[k] || []).join(','); });
+	['pid', 'tid', 'comm', 'state'].forEach(function (k) { f.elements[k].value = (st[k] || []).join(','); });
 	$('icicle').checked = st.icicle === '1';
 	$('byhost').checked = byHost();
 	$('search').value = st.q || '';
@@ -1066,7 +1066,7 @@ function hook() {
 			try { if (v) new RegExp(v); f.elements[k].classList.remove('bad'); } catch (e) { bad = k + ': ' + e.message; f.elements[k].classList.add('bad'); }
 			if (v) st[k] = v; else delete st[k];
 		});
-		['pid', 'tid', 'comm'].forEach(function (k) {
+		['pid', 'tid', 'comm', 'state'].forEach(function (k) {
 			st[k] = f.elements[k].value.split(/[\s,]+/).filter(function (x) { return x !== ''; });
 		});
 		$('filtermsg').textContent = bad || '';
@@ -1077,7 +1077,7 @@ function hook() {
 	});
 	$('clearfilters').onclick = function () {
 		['focus', 'ignore', 'hide', 'show'].forEach(function (k) { delete st[k]; });
-		st.pid = []; st.tid = []; st.comm = [];
+		st.pid = []; st.tid = []; st.comm = []; st.state = [];
 		fillControls(); writeUrl(); loadHeatmap(true); refreshView();
 	};
 	document.querySelectorAll('#tabs button[data-view]').forEach(function (b) {
