@@ -119,6 +119,72 @@ START_TEST(sampler)
 }
 END_TEST
 
+/* a script's own layout (hotcold's): its data_fn makes data.json, its
+ * flushed_fn hears when that is on disk, and only then */
+static char *own_data(const perf_source *src, void *arg)
+{
+    (void)src;
+    int *calls = arg;
+    strbuf sb = STRBUF_INIT;
+    sb_printf(&sb, "{\"own\": %d}\n", calls[0]);
+    return sb_steal(&sb);
+}
+
+static void own_flushed(void *arg)
+{
+    int *calls = arg;
+    calls[0]++;
+}
+
+START_TEST(own_layout_flushed)
+{
+    char *d = tu_mkdtemp();
+    char err[512];
+    int calls[1] = { 0 };
+    perf_source src;
+    ck_assert_int_eq(perf_source_open_as(&src, d, "own", 0, false, "{\"metrics\": []}\n",
+                                         own_data, calls, err, sizeof err), 0);
+    src.flushed_fn = own_flushed;
+    ck_assert_int_eq(perf_source_flush(&src, err, sizeof err), 0);
+    ck_assert_int_eq(calls[0], 0);                 /* nothing changed */
+    perf_source_add_json(&src, "{\"seq\": 1}");
+    ck_assert_int_eq(perf_source_flush(&src, err, sizeof err), 0);
+    ck_assert_int_eq(calls[0], 1);
+    char *path = NULL;
+    ck_assert_int_ne(asprintf(&path, "%s/own/data.json", d), -1);
+    char *data = tu_slurp(path);
+    ck_assert_str_eq(data, "{\"own\": 0}\n");   /* made before the hook */
+    free(data);
+    /* a write that fails keeps what it had: no hook */
+    perf_source_add_json(&src, "{\"seq\": 2}");
+    char *dir = src.dir;
+    src.dir = "/nonexistent/own";
+    ck_assert_int_eq(perf_source_flush(&src, err, sizeof err), -1);
+    src.dir = dir;
+    ck_assert_int_eq(calls[0], 1);
+    ck_assert_uint_eq(src.npending, 1);
+    /* and the sample record both layouts write */
+    perf_sample s;
+    memset(&s, 0, sizeof s);
+    sb_adds(&s.comm, "c");
+    sb_adds(&s.stack, "f");
+    s.pid = 3;
+    s.tid = 4;
+    s.cpu = -1;
+    strbuf r = STRBUF_INIT;
+    perf_source_sample_json(&r, 9, 1000, &s);
+    ck_assert_str_eq(r.buf, "{\"seq\": 9, \"ts\": 1000, \"pid\": 3, \"tid\": 4, \"cpu\": 0, "
+                            "\"comm\": \"c\", \"count\": 1, \"stack\": \"f\"}");
+    sb_free(&r);
+    sb_free(&s.comm);
+    sb_free(&s.stack);
+    perf_source_close(&src, true);
+    free(path);
+    tu_rmtree(d);
+    free(d);
+}
+END_TEST
+
 START_TEST(source_dir)
 {
     char *d = tu_mkdtemp();
@@ -205,6 +271,7 @@ TEST_SUITE(client_perf_source)
     TCase *tc = tcase_create("perf_source");
     tcase_add_test(tc, sampler);
     tcase_add_test(tc, source_dir);
+    tcase_add_test(tc, own_layout_flushed);
     suite_add_tcase(s, tc);
     return s;
 }

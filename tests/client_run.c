@@ -203,12 +203,14 @@ START_TEST(catalog)
     ck_assert_int_eq(tu_write(d, "README.md", "not a script"), 0);
     run_catalog c;
     ck_assert_int_eq(run_catalog_load(&c, d), 0);
-    /* and offwake, which only perf runs, from backend_perf's own row */
-    ck_assert_uint_eq(c.n, 4);
-    ck_assert_str_eq(c.v[0].name, "offwake");
-    ck_assert_str_eq(c.v[1].name, "only");
-    ck_assert_str_eq(c.v[2].name, "profile");
-    ck_assert_str_eq(c.v[3].name, "syslat");
+    /* and offwake and hotcold, which only perf runs, from backend_perf's
+     * own rows */
+    ck_assert_uint_eq(c.n, 5);
+    ck_assert_str_eq(c.v[0].name, "hotcold");
+    ck_assert_str_eq(c.v[1].name, "offwake");
+    ck_assert_str_eq(c.v[2].name, "only");
+    ck_assert_str_eq(c.v[3].name, "profile");
+    ck_assert_str_eq(c.v[4].name, "syslat");
     const run_script *s = run_catalog_find(&c, "syslat");
     ck_assert_ptr_nonnull(s);
     ck_assert_str_eq(s->desc, "syscalls");          /* the kernel script's header */
@@ -226,6 +228,9 @@ START_TEST(catalog)
     ck_assert_uint_eq(s->backends, RUN_BK_PERF);
     ck_assert_uint_eq(s->opts, RUN_OPT_PID | RUN_OPT_CMD);
     ck_assert_ptr_nonnull(strstr(s->desc, "woke"));
+    s = run_catalog_find(&c, "hotcold");
+    ck_assert_uint_eq(s->backends, RUN_BK_PERF);
+    ck_assert_uint_eq(s->opts, RUN_OPT_HZ | RUN_OPT_PID | RUN_OPT_CMD);
     ck_assert_ptr_null(run_catalog_find(&c, "nope"));
     run_catalog_free(&c);
     run_catalog c2;

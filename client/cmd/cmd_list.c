@@ -58,7 +58,7 @@ int cmd_list(int argc, char **argv)
         printf("%-8s %-52s %-18s %s\n", s->name, opts, bk, s->desc);
     }
     printf("\nbackends: stap = SystemTap kernel runtime, bpf = SystemTap BPF runtime "
-           "(stap/bpf/), perf = the kernel's perf and trace events (profile, offcpu, offwake:\n  perf record; iolat: block events from tracefs); (no) = cannot run here:\n");
+           "(stap/bpf/), perf = the kernel's perf and trace events (profile, offcpu, offwake,\n  hotcold: perf record; iolat: block events from tracefs); (no) = cannot run here:\n");
     if (!e.modules)
         printf("  stap: %s\n", e.modules_why);
     else if (!e.stap)

@@ -16,6 +16,9 @@ static const backend_perf_standin standins[] = {
     {"offwake", script_offcpu_run, NO_BACKTRACES, NULL,
      "off-CPU time by stack with the stack of the task that woke it (off-wake)",
      RUN_OPT_PID | RUN_OPT_CMD},
+    {"hotcold", script_offcpu_run, NO_BACKTRACES, NULL,
+     "on-CPU samples and off-CPU time of the same threads, for flame --hotcold",
+     RUN_OPT_PID | RUN_OPT_CMD | RUN_OPT_HZ},
     {"iolat", script_iolat_run,
      "SystemTap 4.8's BPF runtime reads a request's disk with the build headers' layout: "
      "contrib/bpf-iolat/README.md",

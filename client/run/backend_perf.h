@@ -2,8 +2,8 @@
  * scripts it stands in for (script_profile.h, script_offcpu.h,
  * script_iolat.h: each reimplements one bundled script over perf or
  * tracefs and publishes it as a pmdajson-style directory through
- * perf_source; offwake has no SystemTap version yet, so perf is its only
- * backend), read by the catalogue and the choice (run.c), and the
+ * perf_source; offwake and hotcold have no SystemTap version yet, so
+ * perf is their only backend), read by the catalogue and the choice (run.c), and the
  * dispatch to them.  Owns nothing but that table. */
 #ifndef STAPRELAY_BACKEND_PERF_H
 #define STAPRELAY_BACKEND_PERF_H

@@ -136,6 +136,13 @@ const char *perf_source_parent(const char *dir, char *buf, size_t len)
     return parent;
 }
 
+const char perf_source_sample_fields[] =
+    "        {\"name\": \"stack\", \"pointer\": \"/stack\", \"type\": \"stack\", \"description\": \"folded stack, root first, kernel frames marked _[k]\"},\n"
+    "        {\"name\": \"pid\", \"pointer\": \"/pid\", \"type\": \"integer\", \"semantics\": \"discrete\", \"description\": \"process id\"},\n"
+    "        {\"name\": \"tid\", \"pointer\": \"/tid\", \"type\": \"integer\", \"semantics\": \"discrete\", \"description\": \"thread id\"},\n"
+    "        {\"name\": \"cpu\", \"pointer\": \"/cpu\", \"type\": \"integer\", \"semantics\": \"discrete\", \"description\": \"CPU number\"},\n"
+    "        {\"name\": \"comm\", \"pointer\": \"/comm\", \"type\": \"string\", \"description\": \"command name\"},\n"
+    "        {\"name\": \"count\", \"pointer\": \"/count\", \"type\": \"integer\", \"semantics\": \"counter\", \"units\": \"count\", \"description\": \"samples this record stands for\"}\n";
 
 char *perf_source_metadata(const char *prefix, bool replay)
 {
@@ -157,13 +164,9 @@ char *perf_source_metadata(const char *prefix, bool replay)
     if (replay)
         sb_adds(&sb, "      \"replay\": true,\n");
     sb_adds(&sb,
-            "      \"fields\": [\n"
-            "        {\"name\": \"stack\", \"pointer\": \"/stack\", \"type\": \"stack\", \"description\": \"folded stack, root first, kernel frames marked _[k]\"},\n"
-            "        {\"name\": \"pid\", \"pointer\": \"/pid\", \"type\": \"integer\", \"semantics\": \"discrete\", \"description\": \"process id\"},\n"
-            "        {\"name\": \"tid\", \"pointer\": \"/tid\", \"type\": \"integer\", \"semantics\": \"discrete\", \"description\": \"thread id\"},\n"
-            "        {\"name\": \"cpu\", \"pointer\": \"/cpu\", \"type\": \"integer\", \"semantics\": \"discrete\", \"description\": \"CPU number\"},\n"
-            "        {\"name\": \"comm\", \"pointer\": \"/comm\", \"type\": \"string\", \"description\": \"command name\"},\n"
-            "        {\"name\": \"count\", \"pointer\": \"/count\", \"type\": \"integer\", \"semantics\": \"counter\", \"units\": \"count\", \"description\": \"samples this record stands for\"}\n"
+            "      \"fields\": [\n");
+    sb_adds(&sb, perf_source_sample_fields);
+    sb_adds(&sb,
             "      ]\n"
             "    },\n"
             "    {\n"
@@ -363,11 +366,16 @@ void perf_source_add(perf_source *src, const perf_sample *s)
         src->dropped++;
         return;
     }
-    strbuf *p = &src->pending;
     if (src->npending++)
-        sb_adds(p, ",\n");
-    sb_printf(p, "    {\"seq\": %llu, \"ts\": %lld, \"pid\": %ld, \"tid\": %ld, \"cpu\": %d, "
-              "\"comm\": \"", (unsigned long long)++src->seq, (long long)s->ts_ns,
+        sb_adds(&src->pending, ",\n");
+    sb_adds(&src->pending, "    ");
+    perf_source_sample_json(&src->pending, ++src->seq, s->ts_ns, s);
+}
+
+void perf_source_sample_json(strbuf *p, uint64_t seq, int64_t ts_ns, const perf_sample *s)
+{
+    sb_printf(p, "{\"seq\": %llu, \"ts\": %lld, \"pid\": %ld, \"tid\": %ld, \"cpu\": %d, "
+              "\"comm\": \"", (unsigned long long)seq, (long long)ts_ns,
               s->pid, s->tid, s->cpu < 0 ? 0 : s->cpu);
     json_escape(p, s->comm.buf ? s->comm.buf : "", s->comm.len);
     sb_adds(p, "\", \"count\": 1, \"stack\": \"");
@@ -375,18 +383,31 @@ void perf_source_add(perf_source *src, const perf_sample *s)
     sb_adds(p, "\"}");
 }
 
+void perf_source_event_array(strbuf *sb, const char *name, const strbuf *records, size_t n)
+{
+    sb_printf(sb, "  \"%s\": [", name);
+    if (n) {
+        sb_adds(sb, "\n");
+        sb_add(sb, records->buf, records->len);
+        sb_adds(sb, "\n  ");
+    }
+    sb_adds(sb, "]");
+}
+
+void perf_source_samples_json(strbuf *sb, uint64_t taken, long hz, uint64_t dropped,
+                              const strbuf *records, size_t n)
+{
+    sb_printf(sb, "  \"taken\": %llu,\n  \"frequency\": %ld,\n  \"samples_dropped\": %llu,\n",
+              (unsigned long long)taken, hz, (unsigned long long)dropped);
+    perf_source_event_array(sb, "samples", records, n);
+}
+
 char *perf_source_data(const perf_source *src)
 {
     strbuf sb = STRBUF_INIT;
-    sb_printf(&sb, "{\n  \"taken\": %llu,\n  \"frequency\": %ld,\n  \"samples_dropped\": %llu,\n"
-              "  \"samples\": [", (unsigned long long)src->taken, src->hz,
-              (unsigned long long)src->dropped);
-    if (src->npending) {
-        sb_adds(&sb, "\n");
-        sb_add(&sb, src->pending.buf, src->pending.len);
-        sb_adds(&sb, "\n  ");
-    }
-    sb_adds(&sb, "]\n}\n");
+    sb_adds(&sb, "{\n");
+    perf_source_samples_json(&sb, src->taken, src->hz, src->dropped, &src->pending, src->npending);
+    sb_adds(&sb, "\n}\n");
     return sb_steal(&sb);
 }
 
@@ -415,6 +436,8 @@ int perf_source_flush(perf_source *src, char *err, size_t errlen)
     src->npending = 0;
     sb_reset(&src->pending);
     src->dirty = false;
+    if (src->flushed_fn)
+        src->flushed_fn(src->data_arg);
     return 0;
 }
 

@@ -66,8 +66,15 @@ struct perf_source {
      * makes data.json from pending. */
     perf_source_data_fn data_fn;
     void    *data_arg;
+    /* Called with data_arg once data.json holds what data_fn made: a
+     * script with records of its own beyond pending (hotcold's samples)
+     * lets them go then.  NULL: none. */
+    void   (*flushed_fn)(void *data_arg);
 };
 
+/* The sample record's fields in metadata.json (profile.stp's), one a
+ * line, the last without a comma. */
+extern const char perf_source_sample_fields[];
 /* metadata.json text for prefix (malloc'd).  replay: the event metric
  * replays (a client's first fetch starts at the oldest record still
  * queued) -- only for the PMDA's on-demand runs (docs/runs.md), so that
@@ -95,6 +102,17 @@ int perf_source_open_as(perf_source *src, const char *parent, const char *name, 
 /* Queue one sample (counts it as taken; beyond max_pending it is dropped
  * and counted in samples_dropped). */
 void perf_source_add(perf_source *src, const perf_sample *s);
+/* A sample's record, as perf_source_add queues it: {"seq": SEQ, "ts":
+ * TS_NS, "pid", "tid", "cpu", "comm", "count": 1, "stack"}, appended to
+ * p (a script that keeps samples of its own: hotcold). */
+void perf_source_sample_json(strbuf *p, uint64_t seq, int64_t ts_ns, const perf_sample *s);
+/* data.json's list of an event's records: "  \"NAME\": [...]", the n
+ * records (comma-separated JSON text) one a line, appended to sb. */
+void perf_source_event_array(strbuf *sb, const char *name, const strbuf *records, size_t n);
+/* profile's part of data.json: taken, frequency, samples_dropped and
+ * the samples (no braces, no comma after it). */
+void perf_source_samples_json(strbuf *sb, uint64_t taken, long hz, uint64_t dropped,
+                              const strbuf *records, size_t n);
 /* Queue a record rendered by the caller (JSON object text, with the
  * "seq" it took from ++src->seq); dropped and counted beyond max_pending.
  * Marks the source changed. */

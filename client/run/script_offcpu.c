@@ -25,6 +25,14 @@
  * waker_comm say who.  A block nothing woke (preempted, R+) keeps its
  * plain stack.
  *
+ * `staprelay run hotcold` is offcpu with cpu-clock sampled too (-e
+ * cpu-clock/freq=HZ/, --hz, 99 by default) in the same perf record: the
+ * on-CPU samples of the traced threads are the event `samples`, as
+ * profile publishes them (with taken, frequency, samples_dropped), and
+ * their blocks the event `blocks`, each with its own sequence, so that
+ * `flame --hotcold` draws both parts of the same threads from one run
+ * on one clock.  A cpu-clock sample is the header with no trace text.
+ *
  * When perf loses events (its buffer full on a busy machine: perf script
  * says so with --show-lost-events), every interval in flight is left
  * out, since its end or its waker may be among them, and counted in
@@ -69,6 +77,12 @@ typedef struct offcpu {
     off_task *tasks[OFF_BUCKETS];
     size_t ntasks;
     bool wake;                       /* offwake: sched_waking too */
+    bool hot;                        /* hotcold: cpu-clock samples too */
+    long hz;                         /* hotcold: their frequency */
+    /* hotcold's samples since the last data.json (src holds the blocks) */
+    strbuf samples;
+    size_t nsamples;
+    uint64_t sample_seq, sample_taken, sample_dropped, sample_written;
     long target;                     /* tgid followed, 0: every task */
     int64_t to_epoch;                /* add to perf's monotonic ns */
     uint64_t switches, offtime, untracked;
@@ -77,18 +91,20 @@ typedef struct offcpu {
     uint64_t woken;                  /* offwake: records with a waker */
     uint64_t hist[65];               /* @hist_log buckets of values >= 0 */
     /* the switch of the sample being read (its header line) */
-    bool have_switch, have_waking;
+    bool have_switch, have_waking, have_oncpu;
     long prev_pid, next_pid, woken_pid;
     char prev_state[8];
     strbuf next_comm;
 } offcpu;
 
-/* metadata.json; %s: the event's description, the replay flag (set
- * only for the PMDA's runs, --replay, as perf_source_metadata does), the
- * stack's description and offwake's waker fields */
+/* metadata.json; %s: hotcold's sample metrics, the event's
+ * description, the replay flag (set only for the PMDA's runs, --replay,
+ * as perf_source_metadata does), the stack's description and offwake's
+ * waker fields */
 static const char meta_fmt[] =
     "{\n"
     "  \"metrics\": [\n"
+    "%s"
     "    {\"name\": \"omitted\", \"pointer\": \"/omitted\", \"type\": \"integer\", "
     "\"semantics\": \"instant\", \"units\": \"count\", \"description\": \"always 0 (the "
     "perf backend leaves nothing out)\"},\n"
@@ -112,6 +128,19 @@ static const char meta_fmt[] =
     "    {\"name\": \"offcpu\", \"pointer\": \"/offcpu\", \"type\": \"histogram\", \"units\": \"nanosec\", \"description\": \"off-CPU intervals\"}\n"
     "  ]\n"
     "}\n";
+
+/* hotcold: profile's metrics (perf_source_metadata's); %s: replay and
+ * the sample's fields */
+static const char sample_metrics_fmt[] =
+    "    {\"name\": \"samples\", \"pointer\": \"/samples\", \"type\": \"event\",\n"
+    "     \"description\": \"on-CPU samples of the traced threads (perf cpu-clock)\",\n"
+    "     \"timestamp\": \"/ts\", \"timestamp_units\": \"nsec\", \"sequence\": \"/seq\",\n"
+    "     \"dropped\": \"/samples_dropped\", %s\n"
+    "     \"fields\": [\n"
+    "%s"
+    "     ]},\n"
+    "    {\"name\": \"taken\", \"pointer\": \"/taken\", \"type\": \"integer\", \"semantics\": \"counter\", \"units\": \"count\", \"description\": \"on-CPU samples of the traced threads\"},\n"
+    "    {\"name\": \"frequency\", \"pointer\": \"/frequency\", \"type\": \"integer\", \"semantics\": \"discrete\", \"units\": \"count\", \"description\": \"sampling frequency (Hz)\"},\n";
 
 static const char waker_fields[] =
     ",\n"
@@ -257,10 +286,29 @@ static void task_in(offcpu *oc, long tid, int cpu, const char *comm, int64_t ts)
     task_free(t);
 }
 
+/* hotcold: a cpu-clock sample of a traced thread (not the idle task) */
+static void oncpu_sample(offcpu *oc, const perf_sample *s)
+{
+    if (s->pid == 0 || (oc->target && s->pid != oc->target))
+        return;
+    oc->sample_taken++;
+    oc->src.dirty = true;
+    if (oc->nsamples >= oc->src.max_pending) {
+        oc->sample_dropped++;
+        return;
+    }
+    sb_adds(&oc->samples, oc->nsamples++ ? ",\n    " : "    ");
+    perf_source_sample_json(&oc->samples, ++oc->sample_seq, s->ts_ns + oc->to_epoch, s);
+}
+
 /* A sample: prev (the task in the header) left, next came back. */
 static void on_sample(void *arg, const perf_sample *s)
 {
     offcpu *oc = arg;
+    if (oc->have_oncpu) {
+        oncpu_sample(oc, s);
+        return;
+    }
     if (oc->have_waking) {
         task_woken(oc, oc->woken_pid, s);
         return;
@@ -357,6 +405,9 @@ static void on_line(offcpu *oc, perf_sampler *ps, const char *s, size_t n)
     sb_add(&t, colon + 2, n - (size_t)(colon + 2 - s));
     oc->have_switch = parse_switch(oc, t.buf);
     oc->have_waking = !oc->have_switch && parse_waking(oc, t.buf);
+    /* hotcold's cpu-clock sample: no trace text after the time */
+    oc->have_oncpu = oc->hot && !oc->have_switch && !oc->have_waking
+                     && t.buf[strspn(t.buf, " ")] == '\0';
     if (!oc->have_switch && strncmp(t.buf, "PERF_RECORD_LOST lost ", 22) == 0)
         on_lost(oc, t.buf);
     sb_free(&t);
@@ -373,14 +424,24 @@ static char *offcpu_data(const perf_source *src, void *arg)
               (unsigned long long)oc->offtime, (unsigned long long)oc->lost);
     perf_source_hist_log(&sb, oc->hist);
     sb_adds(&sb, ",\n");
-    sb_printf(&sb, "  \"blocks_dropped\": %llu,\n  \"blocks\": [", (unsigned long long)src->dropped);
-    if (src->npending) {
-        sb_adds(&sb, "\n");
-        sb_add(&sb, src->pending.buf, src->pending.len);
-        sb_adds(&sb, "\n  ");
+    if (oc->hot) {
+        perf_source_samples_json(&sb, oc->sample_taken, oc->hz, oc->sample_dropped,
+                                 &oc->samples, oc->nsamples);
+        sb_adds(&sb, ",\n");
     }
-    sb_adds(&sb, "],\n  \"omitted\": 0\n}\n");
+    sb_printf(&sb, "  \"blocks_dropped\": %llu,\n", (unsigned long long)src->dropped);
+    perf_source_event_array(&sb, "blocks", &src->pending, src->npending);
+    sb_adds(&sb, ",\n  \"omitted\": 0\n}\n");
     return sb_steal(&sb);
+}
+
+/* data.json holds hotcold's samples: they go */
+static void offcpu_flushed(void *arg)
+{
+    offcpu *oc = arg;
+    oc->sample_written += oc->nsamples;
+    oc->nsamples = 0;
+    sb_reset(&oc->samples);
 }
 
 /* ---- the run ---------------------------------------------------------------- */
@@ -410,63 +471,38 @@ static void reader_end(void *arg)
     perf_sampler_finish(r->ps);
 }
 
-int script_offcpu_run(const run_script *s, const run_opts *o, const char *name)
+/* metadata.json and the source directory.  Returns 0 or -1 (said). */
+static int offcpu_open(offcpu *oc, const run_opts *o, const char *parent, const char *name)
 {
-    char pbuf[4096];
-    const char *parent = perf_source_parent(o->dir, pbuf, sizeof pbuf);
-    if (parent == NULL)
-        return RUN_EXIT_FAILED;
-    offcpu *oc = xmalloc(sizeof *oc);
-    memset(oc, 0, sizeof *oc);
-    oc->to_epoch = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
-    oc->wake = strcmp(s->name, "offwake") == 0;
-    char err[1024];
-    int rc = RUN_EXIT_FAILED;
-    strbuf meta = STRBUF_INIT;
-    sb_printf(&meta, meta_fmt,
+    const char *replay = o->replay ? "\"replay\": true," : "";
+    strbuf meta = STRBUF_INIT, samples = STRBUF_INIT;
+    if (oc->hot)
+        sb_printf(&samples, sample_metrics_fmt, replay, perf_source_sample_fields);
+    sb_printf(&meta, meta_fmt, samples.buf ? samples.buf : "",
               oc->wake ? "off-CPU intervals with the stack they blocked in and the waker's "
                          "(perf sched_switch, sched_waking)"
                        : "off-CPU intervals with the stack they blocked in (perf sched_switch)",
-              o->replay ? "\"replay\": true," : "",
+              replay,
               oc->wake ? "off-wake stack, root first: the blocked stack, then -- and the "
                          "waker's stack inverted; kernel frames marked _[k]"
                        : "folded stack at switch-out, root first, kernel frames marked _[k]",
               oc->wake ? waker_fields : "");
-    int opened = perf_source_open_as(&oc->src, parent, name, 0, o->replay,
-                                     meta.buf, offcpu_data, oc, err, sizeof err);
+    char err[1024];
+    int rc = perf_source_open_as(&oc->src, parent, name, oc->hz, o->replay, meta.buf,
+                                 offcpu_data, oc, err, sizeof err);
     sb_free(&meta);
-    if (opened != 0) {
+    sb_free(&samples);
+    if (rc != 0) {
         fprintf(stderr, "staprelay run: %s\n", err);
-        free(oc);
-        return RUN_EXIT_FAILED;
+        return -1;
     }
-    if (o->pid)
-        oc->target = o->pid;
+    oc->src.flushed_fn = offcpu_flushed;
+    return 0;
+}
 
-    const char *rargv_off[] = { "perf", "record", "--no-buffering", "-q", "-e",
-                                "sched:sched_switch", "-g", "-k", "mono", "--sample-cpu", "-a",
-                                "-o", "-", NULL };
-    const char *rargv_wake[] = { "perf", "record", "--no-buffering", "-q", "-e",
-                                 "sched:sched_switch", "-e", "sched:sched_waking", "-g", "-k",
-                                 "mono", "--sample-cpu", "-a", "-o", "-", NULL };
-    const char *const *rargv = oc->wake ? rargv_wake : rargv_off;
-    const char *sargv[] = { "perf", "script", "-i", "-", "-F",
-                            "comm,pid,tid,cpu,time,trace,ip,sym,dso", "--ns",
-                            "--show-lost-events", NULL };
-    fprintf(stderr, "staprelay run: perf record -e sched:sched_switch%s -g -a | perf script: "
-            "%s; files in %s\nstaprelay run: metrics: pminfo -f staprelay.%s   events: "
-            "pmevent -t 1 staprelay.%s.blocks.records\n",
-            oc->wake ? " -e sched:sched_waking" : "",
-            o->pid || o->cmd ? "following one process" : "every task", oc->src.dir, name, name);
-
-    perf_sampler ps;
-    perf_sampler_init(&ps, on_sample, oc);
-    ps.keep_idle = true;              /* the idle task's switches bring tasks back */
-    offcpu_reader reader = { oc, &ps };
-    perf_pipe pp = { .record_argv = rargv, .script_argv = sargv, .src = &oc->src,
-                     .on_line = reader_line, .on_end = reader_end, .arg = &reader,
-                     .target = &oc->target };
-    rc = perf_pipe_run(&pp, o);
+/* The run's last lines: what was seen, published, left out. */
+static void say_end(const offcpu *oc)
+{
     fprintf(stderr, "staprelay run: %llu switches, %llu records published, %llu dropped, "
             "%llu tasks not tracked (table full), %llu events out of time order left out, "
             "%llu events lost by perf (%llu intervals in flight left out)\n",
@@ -477,9 +513,15 @@ int script_offcpu_run(const run_script *s, const run_opts *o, const char *name)
     if (oc->wake)
         fprintf(stderr, "staprelay run: %llu records with their waker's stack\n",
                 (unsigned long long)oc->woken);
-    perf_sampler_free(&ps);
+    if (oc->hot)
+        fprintf(stderr, "staprelay run: %llu on-CPU samples, %llu published, %llu dropped\n",
+                (unsigned long long)oc->sample_taken, (unsigned long long)oc->sample_written,
+                (unsigned long long)oc->sample_dropped);
     fprintf(stderr, "staprelay run: removed %s\n", oc->src.dir);
-    perf_source_close(&oc->src, true);
+}
+
+static void offcpu_free(offcpu *oc)
+{
     for (size_t i = 0; i < OFF_BUCKETS; i++)
         while (oc->tasks[i]) {
             off_task *t = oc->tasks[i];
@@ -487,6 +529,63 @@ int script_offcpu_run(const run_script *s, const run_opts *o, const char *name)
             task_free(t);
         }
     sb_free(&oc->next_comm);
+    sb_free(&oc->samples);
     free(oc);
+}
+
+int script_offcpu_run(const run_script *s, const run_opts *o, const char *name)
+{
+    char pbuf[4096];
+    const char *parent = perf_source_parent(o->dir, pbuf, sizeof pbuf);
+    if (parent == NULL)
+        return RUN_EXIT_FAILED;
+    offcpu *oc = xmalloc(sizeof *oc);
+    memset(oc, 0, sizeof *oc);
+    oc->to_epoch = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+    oc->wake = strcmp(s->name, "offwake") == 0;
+    oc->hot = strcmp(s->name, "hotcold") == 0;
+    oc->hz = oc->hot ? (o->hz ? o->hz : 99) : 0;
+    if (offcpu_open(oc, o, parent, name) != 0) {
+        offcpu_free(oc);
+        return RUN_EXIT_FAILED;
+    }
+    if (o->pid)
+        oc->target = o->pid;
+
+    char cpu_clock[48];
+    snprintf(cpu_clock, sizeof cpu_clock, "cpu-clock/freq=%ld/", oc->hz);
+    const char *rargv[] = { "perf", "record", "--no-buffering", "-q", "-e",
+                            "sched:sched_switch", "-e", NULL, "-g", "-k", "mono",
+                            "--sample-cpu", "-a", "-o", "-", NULL };
+    /* the second event, or the options follow the first directly */
+    const char *second = oc->wake ? "sched:sched_waking" : oc->hot ? cpu_clock : NULL;
+    if (second)
+        rargv[7] = second;
+    else
+        memmove(&rargv[6], &rargv[8], 8 * sizeof rargv[0]);
+    const char *sargv[] = { "perf", "script", "-i", "-", "-F",
+                            "comm,pid,tid,cpu,time,trace,ip,sym,dso", "--ns",
+                            "--show-lost-events", NULL };
+    fprintf(stderr, "staprelay run: perf record -e sched:sched_switch%s%s -g -a | perf script: "
+            "%s; files in %s\nstaprelay run: metrics: pminfo -f staprelay.%s   events: "
+            "pmevent -t 1 staprelay.%s.blocks.records\n",
+            second ? " -e " : "", second ? second : "",
+            o->pid || o->cmd ? "following one process" : "every task", oc->src.dir, name, name);
+    if (oc->hot)
+        fprintf(stderr, "staprelay run: hot/cold: staprelay flame --hotcold -h HOST "
+                "staprelay.%s.samples staprelay.%s.blocks\n", name, name);
+
+    perf_sampler ps;
+    perf_sampler_init(&ps, on_sample, oc);
+    ps.keep_idle = true;              /* the idle task's switches bring tasks back */
+    offcpu_reader reader = { oc, &ps };
+    perf_pipe pp = { .record_argv = rargv, .script_argv = sargv, .src = &oc->src,
+                     .on_line = reader_line, .on_end = reader_end, .arg = &reader,
+                     .target = &oc->target };
+    int rc = perf_pipe_run(&pp, o);
+    perf_sampler_free(&ps);
+    say_end(oc);
+    perf_source_close(&oc->src, true);
+    offcpu_free(oc);
     return rc;
 }
