@@ -28,7 +28,7 @@ static void setup(fixture *f)
                                     | OPTS_HEATMAP | OPTS_WEB, 2, argv,
                                     "usage"), 0);
     f->store = store_new(0, 0);
-    f->p = (web_profile){ &f->o, f->store, NULL, NULL, false, NULL };
+    f->p = (web_profile){ &f->o, f->store, NULL, NULL, false, NULL, 99, NULL };
     /* 1000 s .. 1002 s: a;b twice, a;c, b (pid 7, comm w), one untimed */
     const struct { const char *st; int64_t t; int64_t pid; const char *comm; }
     v[] = {
@@ -143,6 +143,36 @@ START_TEST(folded_filters)
 }
 END_TEST
 
+/* state= keeps blocks of a class (--only-state); hotcold=1 is fold
+ * --hotcold of the selection: a block weighed by its time is off-CPU,
+ * any other sample on-CPU at 1/hotcold_hz s */
+START_TEST(folded_state_hotcold)
+{
+    fixture f;
+    setup(&f);
+    f.p.hotcold_hz = 100;
+    stack_context ctx = { .pid = 9, .tid = 9, .host = "h", .state = BLOCK_STATE_LOCK,
+                          .time_ns = STACK_TIME_UNKNOWN, .samples = -1,
+                          .weight_type = STACK_TIME_WEIGHT_TYPE,
+                          .weight_unit = STACK_TIME_WEIGHT_UNIT };
+    store_add(f.store, "x;futex_wait", 12, 250000000, 1001 * SEC + 500000000, &ctx);
+    expect(&f, api_folded, "state=lock", 200, "x;futex_wait 250000000\n");
+    expect(&f, api_folded, "state=io,sleep", 200, "");
+    expect(&f, api_folded, "state=lock&pid=7", 200, "");
+    expect(&f, api_folded, "state=busy", 400, NULL);
+    expect(&f, api_folded, "hotcold=1", 200,
+           "offcpu;x;futex_wait 250000000\noncpu;a;b 20000000\noncpu;a;c 10000000\n"
+           "oncpu;b 10000000\noncpu;file 30000000\n");
+    expect(&f, api_folded, "hotcold=1&pid=9", 200, "offcpu;x;futex_wait 250000000\n");
+    expect(&f, api_folded, "hotcold=maybe", 400, NULL);
+    web_reply rp;
+    ck_assert_int_eq(call(&f, api_info, "", &rp), 200);
+    ck_assert_ptr_nonnull(strstr(rp.body.buf, "\"hotcold_hz\":100,"));
+    sb_free(&rp.body);
+    teardown(&f);
+}
+END_TEST
+
 START_TEST(bad_parameters)
 {
     fixture f;
@@ -224,6 +254,7 @@ TEST_SUITE(client_web_api)
     tcase_add_test(tc, folded_filters);
     tcase_add_test(tc, folded_by_host);
     tcase_add_test(tc, bad_parameters);
+    tcase_add_test(tc, folded_state_hotcold);
     tcase_add_test(tc, heatmap_grid);
     tcase_add_test(tc, top_info_svg);
     suite_add_tcase(s, tc);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/cmd/inout.h"
 #include "client/cmd/options.h"
 #include "client/render/flamesvg.h"
 #include "client/web/api_metrics.h"
@@ -101,7 +102,10 @@ static int web_command(cmd_opts *o)
      * the host frame (each sample keeps its host), so by_host=0 can
      * still show them merged */
     web_runs *runs = web_runs_new(o, h);
-    web_profile prof = { o, store, NULL, h, o->pcp.by_host, runs };
+    web_profile prof = { o, store, NULL, h, o->pcp.by_host, runs, 99, NULL };
+    /* hotcold=1's on-CPU sample time, as flame --hotcold reads it */
+    if (rc == 0)
+        prof.hotcold_hz = inout_hotcold_hz(o, &prof.hotcold_from);
     o->pcp.by_host = false;
     o->pcp.keep_state = true;    /* the URL's state= filter */
     web_metrics *metrics = NULL;

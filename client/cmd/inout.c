@@ -171,10 +171,7 @@ int inout_read_inputs(cmd_opts *o, char **files, int nfiles, int col,
  * (run --hz) */
 #define HOTCOLD_DEFAULT_HZ 99
 
-/* The on-CPU samples' frequency: --hz, else the PREFIX.frequency that
- * profile publishes beside PREFIX.samples (live now, or the archive's
- * first value), else the default.  *from says which. */
-static long hotcold_hz(const cmd_opts *o, const char **from)
+long inout_hotcold_hz(const cmd_opts *o, const char **from)
 {
     if (o->script.given & RUN_OPT_HZ) {
         *from = "--hz";
@@ -221,7 +218,7 @@ int inout_read_hotcold(cmd_opts *o, stacktab *tab)
         return 2;
     }
     const char *from;
-    long hz = hotcold_hz(o, &from);
+    long hz = inout_hotcold_hz(o, &from);
     hotcold *hc = hotcold_new(1e9 / (double)hz);
     o->in.on_detail = hotcold_observe;
     o->in.on_detail_arg = hc;

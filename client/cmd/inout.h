@@ -29,6 +29,11 @@ int inout_read_inputs(cmd_opts *o, char **files, int nfiles, int col,
  * (pcp_sibling), else of 99 Hz.  Notes on stderr say the window and
  * the threads scaled.  Returns 0, 1 or 2 as inout_read_inputs. */
 int inout_read_hotcold(cmd_opts *o, stacktab *tab);
+/* --hotcold's on-CPU samples' frequency: --hz, else the PREFIX.frequency
+ * that profile publishes beside PREFIX.samples (live now, or the
+ * archive's first value), else 99 (run profile's default).  *from says
+ * which, for the notes (flame, fold, web). */
+long inout_hotcold_hz(const cmd_opts *o, const char **from);
 /* Read PCP sources only, with the given options (diff builds its
  * sides from o->pcp).  Same notes and return values.  When records
  * weighed by their duration, the count name becomes "ns" (unless

@@ -21,8 +21,8 @@ void pcp_result_counted(void *arg, const char *folded, size_t len,
                           .host = s->host[0] ? s->host : NULL,
                           .time_ns = when_ns, .samples = weight };
     if (s->ctimed) {     /* the blocks' time, as their records weigh */
-        ctx.weight_type = "wall";
-        ctx.weight_unit = "nanoseconds";
+        ctx.weight_type = STACK_TIME_WEIGHT_TYPE;
+        ctx.weight_unit = STACK_TIME_WEIGHT_UNIT;
         ctx.samples = -1;
     }
     reader_deliver(rd, weight, s->col, when_ns, &ctx);
@@ -101,8 +101,8 @@ static void on_sample(void *arg, const pcp_sample *smp)
     /* a block weighs its time unless --weight events (heatmap's default) */
     bool timed = smp->has_duration && rd->po->weigh != PCP_WEIGH_EVENTS;
     if (timed) {
-        ctx.weight_type = "wall";
-        ctx.weight_unit = "nanoseconds";
+        ctx.weight_type = STACK_TIME_WEIGHT_TYPE;
+        ctx.weight_unit = STACK_TIME_WEIGHT_UNIT;
     }
     double weight = pcp_sample_weight(smp, timed);
     if (!reader_deliver(rd, weight, s->col, smp->when_ns, &ctx))

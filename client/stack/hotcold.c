@@ -87,8 +87,7 @@ void hotcold_observe(void *arg, const char *stack, size_t len, double weight,
 {
     (void)col;
     hotcold *hc = arg;
-    bool off = ctx && ctx->weight_unit
-               && strcmp(ctx->weight_unit, "nanoseconds") == 0;
+    bool off = stack_context_weighs_time(ctx);
     double ns = off ? weight
                     : (ctx && ctx->samples > 0 ? ctx->samples : weight)
                       * hc->period_ns;

@@ -179,6 +179,7 @@ void lw_add_detail(live_window *w, const char *stack, size_t len,
     s->pid = small_id(d->pid);
     s->tid = small_id(d->tid);
     s->state = (uint8_t)d->state;
+    s->timed = d->timed;
 }
 
 void lw_add(live_window *w, const char *stack, size_t len, double weight,

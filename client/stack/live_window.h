@@ -38,6 +38,7 @@ typedef struct lw_sample {
     uint16_t t_ns;         /* nanoseconds below t_us (0..999) */
     uint8_t  state;        /* an off-CPU block's class (blockstate.h),
                             * 0: none */
+    uint8_t  timed;        /* 1: weight is a block's time in ns */
 } lw_sample;
 
 /* What an input knew of a sample beyond its stack (NULL strings, -1
@@ -48,6 +49,7 @@ typedef struct lw_detail {
     const char *host;
     int64_t     pid, tid;
     int         state;      /* block_state (blockstate.h); 0: none */
+    bool        timed;      /* the weight is time (stack_context_weighs_time) */
 } lw_detail;
 
 typedef struct live_window live_window;

@@ -2,6 +2,7 @@
 #include "client/stack/stacksink.h"
 
 #include <ctype.h>
+#include <string.h>
 
 #include "client/stack/stackfilter.h"
 
@@ -26,6 +27,12 @@ void stack_sink_free(stack_sink *s)
 {
     sb_free(&s->scratch);
     sb_free(&s->kept);
+}
+
+bool stack_context_weighs_time(const stack_context *ctx)
+{
+    return ctx && ctx->weight_unit
+           && strcmp(ctx->weight_unit, STACK_TIME_WEIGHT_UNIT) == 0;
 }
 
 void stack_sink_filter(stack_sink *s, const struct stackfilter *f)

@@ -49,6 +49,14 @@ typedef struct stack_context {
                                 * comes before them). */
 } stack_context;
 
+/* A weight that is time: an off-CPU block weighed by its duration (PCP
+ * inputs, unless --weight events), in pprof's words. */
+#define STACK_TIME_WEIGHT_TYPE "wall"
+#define STACK_TIME_WEIGHT_UNIT "nanoseconds"
+/* True when ctx (may be NULL) says its sample's weight is such a time:
+ * hot/cold's off-CPU part, what staprelay web's store keeps of it. */
+bool stack_context_weighs_time(const stack_context *ctx);
+
 /* Optional observer of every sample with its context (ctx may be
  * NULL); stack is as stored (after --strip-hex). */
 typedef void (*stack_detail_fn)(void *arg, const char *stack, size_t len,

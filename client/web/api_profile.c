@@ -24,6 +24,7 @@
 #include "client/render/speedscope.h"
 #include "client/stack/flametree.h"
 #include "client/stack/heatmap.h"
+#include "client/stack/hotcold.h"
 #include "client/stack/top.h"
 #include "client/util/utf8.h"
 
@@ -199,7 +200,10 @@ bool web_sel_parse(const web_profile *p, const web_request *rq,
             return false;
         }
     }
-    sel->countname = inout_count_name(p->o, store_timed(sel->store));
+    if (!flag(rq, "hotcold", &sel->hotcold, rp))
+        return false;
+    /* hot/cold weighs both parts in ns (flame --hotcold's count name) */
+    sel->countname = inout_count_name(p->o, sel->hotcold || store_timed(sel->store));
     const char *metric = web_param_get(rq, "metric");
     if (metric && *metric) {
         /* the samples of every metric collected are merged (as `fold`
@@ -276,10 +280,25 @@ void web_sel_free(web_sel *sel)
     sel->filter = NULL;
 }
 
+/* hotcold=1: the collector's stacks, as flame --hotcold draws them */
+static void replay_hotcold(hotcold *hc, stack_sink *sink, int col)
+{
+    stacktab *t = stacktab_new();
+    hotcold_fill(hc, t);
+    for (size_t i = 0; i < stacktab_size(t); i++) {
+        const stack_entry *e = stacktab_entry(t, i);
+        stack_sink_add(sink, e->stack, e->len, e->count[0], col);
+    }
+    stacktab_free(t);
+}
+
 void web_sel_replay(const web_profile *p, const web_sel *sel,
                     stack_sink *sink, int col)
 {
     strbuf kept = STRBUF_INIT, framed = STRBUF_INIT;
+    hotcold *hc = sel->hotcold
+                ? hotcold_new(1e9 / (double)(p->hotcold_hz > 0 ? p->hotcold_hz : 99))
+                : NULL;
     bool windowed = sel->lo_ns != INT64_MIN || sel->hi_ns != INT64_MAX;
     web_store *st = sel->store ? sel->store : p->store;
     store_lock(st);
@@ -296,6 +315,9 @@ void web_sel_replay(const web_profile *p, const web_sel *sel,
             .comm = s.comm, .comm_len = s.comm ? strlen(s.comm) : 0,
             .pid = s.pid, .tid = s.tid, .host = s.host, .state = s.state,
             .time_ns = s.t_ns, .samples = -1,
+            /* a block's time: its unit for pprof, its part for hot/cold */
+            .weight_type = s.timed ? STACK_TIME_WEIGHT_TYPE : NULL,
+            .weight_unit = s.timed ? STACK_TIME_WEIGHT_UNIT : NULL,
         };
         const char *stack = s.stack;
         size_t len = s.len;
@@ -314,9 +336,16 @@ void web_sel_replay(const web_profile *p, const web_sel *sel,
             stack = kept.buf;
             len = kept.len;
         }
-        stack_sink_add_ctx(sink, stack, len, s.weight, col, s.t_ns, &ctx);
+        if (hc)
+            hotcold_observe(hc, stack, len, s.weight, col, s.t_ns, &ctx);
+        else
+            stack_sink_add_ctx(sink, stack, len, s.weight, col, s.t_ns, &ctx);
     }
     store_unlock(st);
+    if (hc) {
+        replay_hotcold(hc, sink, col);
+        hotcold_free(hc);
+    }
     sb_free(&kept);
     sb_free(&framed);
 }
@@ -439,6 +468,8 @@ void api_info(void *arg, const web_request *rq, web_reply *rp)
     sb_adds(sb, ",\"count\":");
     json_str(sb, inout_count_name(o, si.timed));
     sb_printf(sb, ",\"allow_runs\":%s", o->allow_runs ? "true" : "false");
+    sb_printf(sb, ",\"hotcold_hz\":%ld,\"hotcold_hz_from\":", p->hotcold_hz);
+    json_str(sb, p->hotcold_from ? p->hotcold_from : "--hz's default");
     sb_printf(sb, ",\"by_host\":%s", p->by_host ? "true" : "false");
     if (p->h) {
         httpd_stats hs;
@@ -502,6 +533,7 @@ void api_heatmap(void *arg, const web_request *rq, web_reply *rp)
     web_sel sel;
     if (!web_sel_parse(p, rq, "start", "end", &sel, rp))
         return;
+    sel.hotcold = false;    /* hot/cold has no times: cells are the samples' */
     heatmap *h = heatmap_new(p->o->keep_idle);
     stack_sink sink;
     stack_sink_init(&sink, h->tab, 0, false);
@@ -593,6 +625,8 @@ void api_flame_svg(void *arg, const web_request *rq, web_reply *rp)
         || !web_sel_parse(p, rq, "start", "end", &sel, rp))
         return;
     svg.countname = sel.countname;
+    if (sel.hotcold && svg.colors == PAL_HOT)   /* flame --hotcold's rule */
+        svg.colors = PAL_HOTCOLD;
     stacktab *tab = select_into(p, &sel, NULL, NULL, NULL, NULL);
     reply_flame(p, rp, tab, &svg, FT_SINGLE, reverse, "flame.svg");
     stacktab_free(tab);

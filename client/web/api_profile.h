@@ -44,6 +44,9 @@ typedef struct web_profile {
     httpd      *h;          /* NULL: no HTTP server (tests) */
     bool        by_host;    /* by_host's default (web --by-host) */
     web_runs   *runs;       /* the runs followed; NULL: none (tests) */
+    long        hotcold_hz; /* hotcold=1: an on-CPU sample is 1/hz s */
+    const char *hotcold_from; /* which rule of inout_hotcold_hz said so
+                               * (static; NULL: none asked, the default) */
 } web_profile;
 
 /* A parsed selection. */
@@ -54,6 +57,7 @@ typedef struct web_sel {
     bool         by_host;        /* by_host=1: the host as the root frame */
     web_store   *store;          /* run=NAME: that run's; else p->store */
     const char  *countname;      /* "samples", "ns" (inout_count_name) */
+    bool         hotcold;        /* hotcold=1: flame --hotcold's stacks */
 } web_sel;
 
 /* Parse the selection parameters of rq, named with prefix ("" or
@@ -64,7 +68,9 @@ bool web_sel_parse(const web_profile *p, const web_request *rq,
                    web_sel *sel, web_reply *rp);
 void web_sel_free(web_sel *sel);
 /* Deliver the selected samples to sink (column col), in arrival order,
- * with their times and contexts. */
+ * with their times and contexts; with sel->hotcold, the hot/cold graph's
+ * stacks of them instead (stack/hotcold: under oncpu/offcpu, each thread
+ * scaled to at most the selection's window, without times). */
 void web_sel_replay(const web_profile *p, const web_sel *sel,
                     stack_sink *sink, int col);
 

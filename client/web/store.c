@@ -53,7 +53,7 @@ static void note_host(web_store *s, const char *host)
 void store_add(web_store *s, const char *stack, size_t len, double weight,
                int64_t t_ns, const stack_context *ctx)
 {
-    lw_detail d = { NULL, 0, NULL, -1, -1, BLOCK_STATE_NONE };
+    lw_detail d = { NULL, 0, NULL, -1, -1, BLOCK_STATE_NONE, false };
     if (ctx) {
         d.comm = ctx->comm;
         d.comm_len = ctx->comm ? ctx->comm_len : 0;
@@ -61,6 +61,7 @@ void store_add(web_store *s, const char *stack, size_t len, double weight,
         d.pid = ctx->pid;
         d.tid = ctx->tid;
         d.state = ctx->state;
+        d.timed = stack_context_weighs_time(ctx);
         if (t_ns == STACK_TIME_UNKNOWN)
             t_ns = ctx->time_ns;
     }
@@ -119,6 +120,7 @@ bool store_get(const web_store *s, size_t i, store_sample *out)
     out->pid = x->pid;
     out->tid = x->tid;
     out->state = (block_state)x->state;
+    out->timed = x->timed != 0;
     return true;
 }
 

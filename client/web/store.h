@@ -41,6 +41,8 @@ typedef struct store_sample {
     const char *host;        /* NULL: unknown */
     int64_t     pid, tid;    /* -1: unknown */
     block_state state;       /* an off-CPU block's class, or none */
+    bool        timed;       /* weight is a block's time in ns, not a
+                              * count (stack_context_weighs_time) */
 } store_sample;
 
 typedef struct store_info {

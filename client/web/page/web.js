@@ -20,7 +20,7 @@ var api = window.staprelay_web = { ready: false, fetches: 0, draws: 0 };
 
 // ---- state, and the URL that holds it ------------------------------------
 // API selection parameters (docs/web.md) and the page's own.
-var SEL_ONE = ['metric', 'run', 'start', 'end', 'focus', 'ignore', 'hide', 'show', 'rows', 'by_host'];
+var SEL_ONE = ['metric', 'run', 'start', 'end', 'focus', 'ignore', 'hide', 'show', 'rows', 'by_host', 'hotcold'];
 var SEL_MANY = ['host', 'pid', 'tid', 'comm', 'state'];
 var PAGE_ONE = ['view', 'fn', 'icicle', 'q', 'bstart', 'bend', 'dmode', 'sort', 'win', 'zoom'];
 var PAGE_MANY = ['chart'];
@@ -144,7 +144,8 @@ var ax = { t0: 0, n: 1, cw: 4 };      // first second, seconds shown, px per sec
 function live() { return !!(info && info.live); }
 // what the counts are: "samples", or "ns" for blocks weighed by time
 // (the server's count name: /api/info's count)
-function unit() { return (info && info.count) || 'samples'; }
+// hot/cold weighs both parts in ns (flame --hotcold's count name)
+function unit() { return st.hotcold === '1' ? 'ns' : (info && info.count) || 'samples'; }
 function winMinutes() { return Math.max(1, +(st.win || (info && info.window_minutes) || 10)); }
 function newestSec() {
 	var l = info && info.last_ns ? Math.floor(nsUs(info.last_ns) / US) : null;
@@ -544,10 +545,11 @@ function baseWindow() {
 }
 
 // palette: flame's "hot" (client/render/palette.c: Perl's srand(sum of
-// the name's code points); rand())
+// the name's code points); rand()), and "blue" for hot/cold's offcpu
+// part (palette_of_part)
 var colorCache = new Map();
-function hotColor(name) {
-	var c = colorCache.get(name);
+function paletteColor(name, blue) {
+	var key = (blue ? 'b:' : 'h:') + name, c = colorCache.get(key);
 	if (c) return c;
 	if (name === '--') c = 'rgb(160,160,160)';
 	else if (name === '-') c = 'rgb(200,200,200)';
@@ -557,9 +559,14 @@ function hotColor(name) {
 		var x = ((BigInt(sum) << 16n) + 0x330En) & ((1n << 48n) - 1n);
 		x = (x * 0x5DEECE66Dn + 0xBn) & ((1n << 48n) - 1n);
 		var v = Number(x) / 281474976710656;
-		c = 'rgb(' + (205 + Math.floor(50 * v)) + ',' + Math.floor(230 * v) + ',' + Math.floor(55 * v) + ')';
+		if (blue) {
+			var b = 80 + Math.floor(60 * v);
+			c = 'rgb(' + b + ',' + b + ',' + (205 + Math.floor(50 * v)) + ')';
+		} else {
+			c = 'rgb(' + (205 + Math.floor(50 * v)) + ',' + Math.floor(230 * v) + ',' + Math.floor(55 * v) + ')';
+		}
 	}
-	colorCache.set(name, c);
+	colorCache.set(key, c);
 	return c;
 }
 function diffColor(d, maxd) {
@@ -589,6 +596,9 @@ function flameSvg(nodes, o) {
 		if (nd.dep > depthmax) depthmax = nd.dep;
 	});
 	var H = (depthmax + 1) * FH + 8, out = [], matched = [];
+	// hot/cold: the offcpu part (a frame under the root's offcpu child) blue
+	var cold = o.hotcold ? nodes.filter(function (nd) { return nd.dep === 1 && nd.n === 'offcpu'; }) : [];
+	var isCold = function (f) { return f.dep > 0 && cold.some(function (c) { return f.x >= c.x && f.end <= c.end; }); };
 	keep.forEach(function (k, j) {
 		var f = k.nd, w = f.end - f.x;
 		var x1 = k.anc ? pad : pad + (f.x - zx) * wpt, x2 = k.anc ? W - pad : pad + (f.end - zx) * wpt;
@@ -598,7 +608,7 @@ function flameSvg(nodes, o) {
 		var title = shown + ' (' + fmtn(w) + ' ' + unit() + ', ' + (f.dep === 0 ? '100%' : (100 * w / total).toFixed(2) + '%');
 		if (o.diff && f.dep > 0) title += '; ' + (f.d > 0 ? '+' : '') + (100 * f.d / total).toFixed(2) + '%';
 		title += ')';
-		var fill = o.diff ? (f.dep === 0 ? 'rgb(255,255,255)' : diffColor(f.d, o.maxd)) : hotColor(f.dep === 0 ? (o.rootName || '') : f.n);
+		var fill = o.diff ? (f.dep === 0 ? 'rgb(255,255,255)' : diffColor(f.d, o.maxd)) : paletteColor(f.dep === 0 ? (o.rootName || '') : f.n, isCold(f));
 		var m = o.search && f.dep > 0 && o.search.test(f.n);
 		if (m) matched.push([f.x, f.end]);
 		var chars = Math.floor((x2 - x1) / (12 * 0.59)), label = '';
@@ -679,7 +689,7 @@ function render() {
 		return;
 	}
 	if (st.view === 'flame') {
-		var r = flameSvg(flameNodes(f), { inverted: st.icicle === '1', zoom: st.zoom, search: searchRe() });
+		var r = flameSvg(flameNodes(f), { inverted: st.icicle === '1', zoom: st.zoom, search: searchRe(), hotcold: st.hotcold === '1' });
 		head.textContent = 'Flame graph of ' + what + ': ' + fmtn(f.total) + ' ' + unit() + ', ' + f.lines.length + ' stacks' + (st.zoom ? ' (zoomed: click the root to reset)' : '');
 		body.innerHTML = r.svg;
 		hookFrames(body);
@@ -1052,6 +1062,7 @@ function fillControls() {
 	['focus', 'ignore', 'hide', 'show'].forEach(function (k) { f.elements[k].value = st[k] || ''; });
 	['pid', 'tid', 'comm', 'state'].forEach(function (k) { f.elements[k].value = (st[k] || []).join(','); });
 	$('icicle').checked = st.icicle === '1';
+	$('hotcold').checked = st.hotcold === '1';
 	$('byhost').checked = byHost();
 	$('search').value = st.q || '';
 	$('dmode').value = st.dmode === 'abs' ? 'abs' : 'norm';
@@ -1084,6 +1095,7 @@ function hook() {
 		b.onclick = function () { var was = st.view; st.view = b.dataset.view; delete st.zoom; writeUrl(); if (st.view === 'diff' || was === 'diff') refreshView(); else render(); };
 	});
 	$('icicle').onchange = function () { if (this.checked) st.icicle = '1'; else delete st.icicle; writeUrl(); render(); };
+	$('hotcold').onchange = function () { if (this.checked) st.hotcold = '1'; else delete st.hotcold; delete st.zoom; writeUrl(); refreshView(); };
 	$('byhost').onchange = function () { st.by_host = this.checked ? '1' : '0'; delete st.zoom; writeUrl(); refreshView(); };
 	$('dmode').onchange = function () { if (this.value === 'abs') st.dmode = 'abs'; else delete st.dmode; writeUrl(); render(); };
 	$('search').oninput = function () { if (this.value) st.q = this.value; else delete st.q; writeUrl(); render(); };
