@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/script_opts.h"
+
 /* Directory levels walked below each configured directory. */
 #define SCAN_MAX_DEPTH 8
 
@@ -155,6 +157,18 @@ static bool is_runs_directory(const relay *r, const char *root)
     return runs_dir != NULL && strcmp(root, runs_dir) == 0;
 }
 
+/* A `staprelay run` anywhere (--dir, PCP_TMP_DIR/staprelay) marks its
+ * directory before it writes metadata.json, so the mark is there when
+ * the source is found. */
+static bool is_run_source(const char *dir)
+{
+    char path[4200];
+    struct stat st;
+    if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, SCRIPT_RUN_MARK) >= sizeof(path))
+        return false;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* Walk one directory tree.  Symbolic links to directories are not
  * followed below the configured root, so a link can neither loop the walk
  * nor pull in a tree from elsewhere (pmdajson's os.walk did the same). */
@@ -164,7 +178,7 @@ static void scan_tree(relay *r, const char *root, const char *dir, bool trusted,
         source *s = add_source(r, dir, trusted, false);
         if (s != NULL && s->root == NULL) {
             s->root = strdup(root);
-            s->ends_by_design = is_runs_directory(r, root);
+            s->ends_by_design = is_runs_directory(r, root) || is_run_source(dir);
         }
     }
     if (depth >= SCAN_MAX_DEPTH)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -265,6 +266,46 @@ START_TEST(source_dir)
 }
 END_TEST
 
+/* A run waits for its last data.json to be read (perf_source_wait_read):
+ * only a read of the file that holds the last records counts, not our
+ * own write, nor a read of a file it replaced. */
+START_TEST(last_read_seen)
+{
+    char *d = tu_mkdtemp();
+    char err[512];
+    perf_source src;
+    ck_assert_int_eq(perf_source_open(&src, d, "rd", 99, false, err, sizeof err), 0);
+    ck_assert_uint_eq(src.flushes, 1);             /* the first, empty data.json */
+    char *path = NULL;
+    ck_assert_int_ne(asprintf(&path, "%s/rd/data.json", d), -1);
+    perf_source_add_json(&src, "{\"seq\": 1}");
+    ck_assert_int_eq(perf_source_flush(&src, err, sizeof err), 0);
+    ck_assert_uint_eq(src.flushes, 2);
+    ck_assert_int_eq(perf_source_wait_read(&src, 0.05), 0);   /* nobody read it */
+    ck_assert(!src.ever_read);
+    free(tu_slurp(path));
+    ck_assert_int_eq(perf_source_wait_read(&src, 5), 1);
+    ck_assert(src.ever_read);
+
+    /* a reader that opened the file before it was replaced */
+    int old = open(path, O_RDONLY);
+    ck_assert_int_ge(old, 0);
+    perf_source_add_json(&src, "{\"seq\": 2}");
+    ck_assert_int_eq(perf_source_flush(&src, err, sizeof err), 0);
+    close(old);
+    ck_assert_int_eq(perf_source_wait_read(&src, 0.05), 0);
+    char *data = tu_slurp(path);
+    ck_assert_ptr_nonnull(strstr(data, "\"seq\": 2"));
+    free(data);
+    ck_assert_int_eq(perf_source_wait_read(&src, 5), 1);
+    perf_source_close(&src, true);
+    ck_assert_int_eq(src.read_fd, -1);
+    free(path);
+    tu_rmtree(d);
+    free(d);
+}
+END_TEST
+
 TEST_SUITE(client_perf_source)
 {
     Suite *s = suite_create(test_suite_name);
@@ -272,6 +313,7 @@ TEST_SUITE(client_perf_source)
     tcase_add_test(tc, sampler);
     tcase_add_test(tc, source_dir);
     tcase_add_test(tc, own_layout_flushed);
+    tcase_add_test(tc, last_read_seen);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,6 +2,7 @@
  * discovery and recovery, metadata changes, prefixes, size caps,
  * SystemTap roots and their modules (fixtures, chunked events, BPF
  * FIFOs), confinement of untrusted sources. */
+#include "common/script_opts.h"
 #include "relay/relay.h"
 #include "tests/testutil.h"
 
@@ -132,6 +133,34 @@ START_TEST(relay_metadata_change_and_vanish)
     relay_poll(f.r);
     ck_assert_uint_eq(f.r->nsources, 0);
     ck_assert_int_eq(f.changes, before + 2);
+    fixture_done(&f);
+}
+END_TEST
+
+/* A `staprelay run`'s directory (its SCRIPT_RUN_MARK) is a run: when it
+ * goes, its source is kept without values, as a module's, so clients
+ * still fetch the records it queued; a plain directory's is dropped
+ * (relay_metadata_change_and_vanish). */
+START_TEST(relay_run_source_kept_when_gone)
+{
+    fixture f;
+    fixture_init(&f, NULL);
+    tu_write(f.root, "run1/" SCRIPT_RUN_MARK, "12345\n");
+    tu_write(f.root, "run1/metadata.json", meta1);
+    tu_write(f.root, "run1/data.json", "{\"v\": 3}");
+    relay_poll(f.r);
+    source *s = only_source(&f);
+    ck_assert(s->ends_by_design);
+    ck_assert_int_eq(s->state, SRC_OK);
+    int before = f.changes;
+    char path[512];
+    snprintf(path, sizeof(path), "%s/run1", f.root);
+    tu_rmtree(path);
+    relay_poll(f.r);
+    ck_assert_ptr_eq(only_source(&f), s);
+    ck_assert_int_eq(s->state, SRC_VANISHED);
+    ck_assert_ptr_null(s->snap);
+    ck_assert_int_eq(f.changes, before);      /* its names stay */
     fixture_done(&f);
 }
 END_TEST
@@ -737,6 +766,7 @@ TEST_SUITE(relay_source)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, relay_discovers_and_recovers);
     tcase_add_test(tc, relay_metadata_change_and_vanish);
+    tcase_add_test(tc, relay_run_source_kept_when_gone);
     tcase_add_test(tc, relay_duplicate_prefix_waits_and_takes_over);
     tcase_add_test(tc, relay_size_cap_and_exec_source);
     tcase_add_test(tc, stap_root_modules_from_tapset_fixtures);

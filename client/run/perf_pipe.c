@@ -15,6 +15,8 @@
 #include "common/strbuf.h"
 
 #define PIPE_FLUSH 0.5    /* seconds between data.json writes */
+#define LAST_READ_WAIT   30.0   /* s the last data.json may wait for a known reader */
+#define LAST_READ_UNSEEN  2.0   /* ... for a reader never seen */
 
 /* C runs as the process followed (sh execs it: its pid is C's). */
 static pid_t start_command(const char *cmd)
@@ -256,6 +258,23 @@ static void read_lines(pipe_run *r)
         r->pp->on_end(r->pp->arg);
 }
 
+/* The PMDA must have read the last data.json before the source goes, or
+ * its records are lost with nobody counting them.  However long a loaded
+ * machine takes, within bounds: once a reader has been seen, up to
+ * LAST_READ_WAIT (and say so when it did not come); with none seen yet
+ * (a private --dir nobody reads, a PMDA not yet looking), briefly. */
+static void await_last_read(perf_source *src)
+{
+    if (src->flushes <= 1)
+        return;   /* only the first, empty data.json: nothing to read */
+    int got = perf_source_wait_read(src, src->ever_read ? LAST_READ_WAIT : LAST_READ_UNSEEN);
+    if (got < 0)
+        usleep((useconds_t)(LAST_READ_UNSEEN * 1e6));   /* cannot tell: give it time */
+    else if (got == 0 && src->ever_read)
+        fprintf(stderr, "staprelay run: the last records were not read within %.0f s of "
+                "the end (is pmdastaprelay running?); they may be lost\n", LAST_READ_WAIT);
+}
+
 /* Stop perf (unless it ended by itself), publish a last time and say how
  * the run ended.  Returns the run's status. */
 static int finish(pipe_run *r)
@@ -298,9 +317,8 @@ static int finish(pipe_run *r)
     } else if (!r->stopping && r->pp->record_follows && o->cmd) {
         fprintf(stderr, "staprelay run: the command finished\n");
     }
-    /* let the PMDA read the last data.json before the source goes */
-    if (r->pp->src->written > 0 && !r->killed && child_stop_requested() <= r->stops_seen)
-        usleep(1200 * 1000);
+    if (!r->killed && child_stop_requested() <= r->stops_seen)
+        await_last_read(r->pp->src);
     return rc;
 }
 

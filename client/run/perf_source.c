@@ -9,13 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <pcp/pmapi.h>
 
+#include "client/run/child.h"
 #include "common/frames.h"
 #include "common/perf_header.h"
+#include "common/script_opts.h"
 #include "client/util/utf8.h"
 #include "common/xalloc.h"
 
@@ -196,9 +200,43 @@ static char *pjoin(const char *a, const char *b)
     return sb_steal(&sb);
 }
 
-/* Write dir/name atomically: dir/.name.tmp, fsync-free, rename. */
+/* Note the reads of data.json that inotify has reported. */
+static void drain_reads(perf_source *src)
+{
+    if (src->read_fd < 0)
+        return;
+    char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+    ssize_t n;
+    while ((n = read(src->read_fd, buf, sizeof buf)) > 0) {
+        for (char *p = buf; p < buf + n;) {
+            const struct inotify_event *ev = (const struct inotify_event *)p;
+            if (ev->mask & IN_CLOSE_NOWRITE) {
+                src->ever_read = true;
+                if (ev->wd == src->data_wd)
+                    src->data_read = true;
+            }
+            p += sizeof *ev + ev->len;
+        }
+    }
+}
+
+/* Watch the file about to become data.json (tmp, written and closed) in
+ * place of the one it replaces. */
+static void watch_next(perf_source *src, const char *tmp)
+{
+    if (src->read_fd < 0)
+        return;
+    drain_reads(src);
+    if (src->data_wd >= 0)
+        inotify_rm_watch(src->read_fd, src->data_wd);   /* gone already: EINVAL, harmless */
+    src->data_wd = inotify_add_watch(src->read_fd, tmp, IN_CLOSE_NOWRITE);
+    src->data_read = false;
+}
+
+/* Write dir/name atomically: dir/.name.tmp, fsync-free, rename.  src:
+ * watch the new file's reads (data.json only). */
 static int write_atomic(const char *dir, const char *name, const char *text, size_t len,
-                        char *err, size_t errlen)
+                        perf_source *src, char *err, size_t errlen)
 {
     strbuf tmp = STRBUF_INIT;
     sb_printf(&tmp, "%s/.%s.tmp", dir, name);
@@ -222,7 +260,14 @@ static int write_atomic(const char *dir, const char *name, const char *text, siz
         }
         off += (size_t)w;
     }
-    if (close(fd) != 0 || rename(tmp.buf, path) != 0) {
+    if (close(fd) != 0) {
+        snprintf(err, errlen, "%s: %s", tmp.buf, strerror(errno));
+        unlink(tmp.buf);
+        goto out;
+    }
+    if (src != NULL)
+        watch_next(src, tmp.buf);
+    if (rename(tmp.buf, path) != 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         unlink(tmp.buf);
         goto out;
@@ -237,7 +282,7 @@ out:
 static void clear_dir(const char *dir)
 {
     static const char *const files[] = {
-        "metadata.json", "data.json", ".data.json.tmp", ".metadata.json.tmp", ".staprelay-run",
+        "metadata.json", "data.json", ".data.json.tmp", ".metadata.json.tmp", SCRIPT_RUN_MARK,
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char *p = pjoin(dir, files[i]);
@@ -259,6 +304,8 @@ int perf_source_open_as(perf_source *src, const char *parent, const char *name, 
                         char *err, size_t errlen)
 {
     memset(src, 0, sizeof *src);
+    src->read_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    src->data_wd = -1;
     src->data_fn = data_fn;
     src->data_arg = data_arg;
     src->max_pending = 20000;
@@ -280,7 +327,7 @@ int perf_source_open_as(perf_source *src, const char *parent, const char *name, 
             goto fail;
         }
         /* left behind by an earlier run? */
-        char *pf = pjoin(src->dir, ".staprelay-run");
+        char *pf = pjoin(src->dir, SCRIPT_RUN_MARK);
         FILE *fp = fopen(pf, "r");
         free(pf);
         long other = 0;
@@ -303,7 +350,7 @@ int perf_source_open_as(perf_source *src, const char *parent, const char *name, 
     }
     char pidtext[32];
     int pl = snprintf(pidtext, sizeof pidtext, "%ld\n", (long)getpid());
-    if (write_atomic(src->dir, ".staprelay-run", pidtext, (size_t)pl, err, errlen) != 0)
+    if (write_atomic(src->dir, SCRIPT_RUN_MARK, pidtext, (size_t)pl, NULL, err, errlen) != 0)
         goto fail_rm;
     /* data first: the relay sees a complete source once metadata lands */
     src->dirty = true;
@@ -311,7 +358,7 @@ int perf_source_open_as(perf_source *src, const char *parent, const char *name, 
         goto fail_rm;
     char *meta = meta_text ? xstrdup(meta_text)
                                 : perf_source_metadata(name, replay);
-    int rc = write_atomic(src->dir, "metadata.json", meta, strlen(meta), err, errlen);
+    int rc = write_atomic(src->dir, "metadata.json", meta, strlen(meta), NULL, err, errlen);
     free(meta);
     if (rc != 0)
         goto fail_rm;
@@ -323,12 +370,15 @@ fail:
     free(src->dir);
     free(src->name);
     src->dir = src->name = NULL;
+    if (src->read_fd >= 0)
+        close(src->read_fd);
+    src->read_fd = -1;
     return -1;
 }
 
 int perf_source_set_metadata(perf_source *src, const char *meta_text, char *err, size_t errlen)
 {
-    return write_atomic(src->dir, "metadata.json", meta_text, strlen(meta_text), err, errlen);
+    return write_atomic(src->dir, "metadata.json", meta_text, strlen(meta_text), NULL, err, errlen);
 }
 
 void perf_source_hist_add(uint64_t hist[65], uint64_t v)
@@ -428,10 +478,11 @@ int perf_source_flush(perf_source *src, char *err, size_t errlen)
     if (!src->dirty)
         return 0;
     char *text = src->data_fn ? src->data_fn(src, src->data_arg) : perf_source_data(src);
-    int rc = write_atomic(src->dir, "data.json", text, strlen(text), err, errlen);
+    int rc = write_atomic(src->dir, "data.json", text, strlen(text), src, err, errlen);
     free(text);
     if (rc != 0)
         return -1;
+    src->flushes++;
     src->written += src->npending;
     src->npending = 0;
     sb_reset(&src->pending);
@@ -439,6 +490,25 @@ int perf_source_flush(perf_source *src, char *err, size_t errlen)
     if (src->flushed_fn)
         src->flushed_fn(src->data_arg);
     return 0;
+}
+
+int perf_source_wait_read(perf_source *src, double timeout)
+{
+    if (src->read_fd < 0 || src->data_wd < 0)
+        return -1;
+    int stops = child_stop_requested();
+    double deadline = child_now() + timeout;
+    for (;;) {
+        drain_reads(src);
+        if (src->data_read)
+            return 1;
+        double left = deadline - child_now();
+        if (left <= 0 || child_stop_requested() != stops)
+            return 0;   /* late, or the user asked us to stop: wait no more */
+        struct pollfd pfd = { .fd = src->read_fd, .events = POLLIN };
+        if (poll(&pfd, 1, (int)(left * 1000) + 1) < 0 && errno != EINTR)
+            return -1;
+    }
 }
 
 void perf_source_close(perf_source *src, bool remove)
@@ -450,5 +520,8 @@ void perf_source_close(perf_source *src, bool remove)
     free(src->dir);
     free(src->name);
     sb_free(&src->pending);
+    if (src->read_fd >= 0)
+        close(src->read_fd);
     memset(src, 0, sizeof *src);
+    src->read_fd = src->data_wd = -1;
 }

@@ -59,6 +59,7 @@ struct perf_source {
     char    *name;
     long     hz;
     uint64_t seq, taken, dropped, written;
+    uint64_t flushes;          /* data.json files written (the first, empty, included) */
     size_t   npending, max_pending;
     strbuf   pending;          /* JSON records, comma-separated */
     bool     dirty;
@@ -70,6 +71,12 @@ struct perf_source {
      * script with records of its own beyond pending (hotcold's samples)
      * lets them go then.  NULL: none. */
     void   (*flushed_fn)(void *data_arg);
+    /* Who read data.json: an inotify watch (IN_CLOSE_NOWRITE) on each
+     * file's inode, set before it takes the name, so a read between the
+     * rename and the watch is not missed.  read_fd < 0: no inotify. */
+    int      read_fd, data_wd;
+    bool     data_read;        /* the current data.json was read */
+    bool     ever_read;        /* some data.json was (there is a reader) */
 };
 
 /* The sample record's fields in metadata.json (profile.stp's), one a
@@ -131,6 +138,12 @@ void perf_source_hist_add(uint64_t hist[65], uint64_t v);
 int perf_source_flush(perf_source *src, char *err, size_t errlen);
 /* The data.json text the next flush would write (tests; malloc'd). */
 char *perf_source_data(const perf_source *src);
+/* Wait until the current data.json has been read by someone (the PMDA:
+ * a read is a close of the file opened without write), at most timeout
+ * seconds.  1: it was read; 0: not in time; -1: cannot tell (no inotify).
+ * A run waits for this before it removes the source, so that the last
+ * records reach the PMDA however slowly a loaded machine runs it. */
+int perf_source_wait_read(perf_source *src, double timeout);
 /* Remove the directory (when remove) and free. */
 void perf_source_close(perf_source *src, bool remove);
 
