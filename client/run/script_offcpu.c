@@ -67,6 +67,7 @@ typedef struct off_task {
     char state[8];                   /* prev_state at switch-out */
     /* offwake: the first waking since then (waker_stack NULL: none) */
     char *waker_stack;               /* leaf first, perf frame lines */
+    int64_t waker_ts;
     long waker_pid, waker_tid;
     char *waker_comm;
     struct off_task *next;
@@ -214,12 +215,22 @@ static void task_out(offcpu *oc, long tid, long tgid, int64_t ts, const strbuf *
 }
 
 /* offwake: the sample s (the waker, its stack) woke tid; the first
- * waking of a task that is off CPU is kept. */
+ * waking of a task that is off CPU is kept.  First by time, not by
+ * arrival: a later interval's waking, handed over early from another
+ * CPU, gives way to this one's when it comes (and task_in drops one
+ * stamped after the task was back). */
 static void task_woken(offcpu *oc, long tid, const perf_sample *s)
 {
     off_task *t = *slot(oc, tid);
-    if (t == NULL || t->waker_stack != NULL || task_late(oc, t, s->ts_ns))
+    if (t == NULL || task_late(oc, t, s->ts_ns))
         return;
+    if (t->waker_stack != NULL) {
+        if (s->ts_ns >= t->waker_ts)
+            return;
+        oc->late++;   /* the one kept was early: it is not this block's */
+        task_forget_waker(t);
+    }
+    t->waker_ts = s->ts_ns;
     t->waker_stack = xstrdup(s->stack.buf ? s->stack.buf : "");
     t->waker_comm = xstrdup(s->comm.buf ? s->comm.buf : "");
     t->waker_pid = s->pid;
@@ -254,6 +265,10 @@ static void task_in(offcpu *oc, long tid, int cpu, const char *comm, int64_t ts)
         return;
     *p = t->next;
     oc->ntasks--;
+    if (t->waker_stack != NULL && t->waker_ts > ts) {
+        oc->late++;   /* woken after it was back: a later block's waker */
+        task_forget_waker(t);
+    }
     int64_t d = ts - t->ts;
     if (d >= 0) {
         perf_source_hist_add(oc->hist, (uint64_t)d);
@@ -531,6 +546,30 @@ static void offcpu_free(offcpu *oc)
     sb_free(&oc->next_comm);
     sb_free(&oc->samples);
     free(oc);
+}
+
+char *script_offcpu_replay(const char *text, bool wake, uint64_t *late)
+{
+    offcpu *oc = xmalloc(sizeof *oc);
+    memset(oc, 0, sizeof *oc);
+    oc->wake = wake;
+    oc->src.max_pending = 20000;
+    perf_sampler ps;
+    perf_sampler_init(&ps, on_sample, oc);
+    ps.keep_idle = true;
+    for (const char *l = text; *l != '\0';) {
+        size_t n = strcspn(l, "\n");
+        on_line(oc, &ps, l, n);
+        l += n + (l[n] == '\n');
+    }
+    perf_sampler_finish(&ps);
+    perf_sampler_free(&ps);
+    *late = oc->late;
+    char *records = sb_steal(&oc->src.pending);
+    if (records == NULL)
+        records = xstrdup("");
+    offcpu_free(oc);
+    return records;
 }
 
 int script_offcpu_run(const run_script *s, const run_opts *o, const char *name)
