@@ -15,6 +15,7 @@
 #                                       SECONDS into $VM_RES/reads/ (the
 #                                       host validates them all)
 #   vm_stop_run                         Ctrl-C staprelay run, wait for it
+#   vm_run_module                       the .ko path that run loaded
 #   vm_dmesg_clean                      no BUG/oops/WARNING/... since start
 #
 # $W is the workload (qa/vm/workload.c, built by qa/vm/run); $VM_RES the
@@ -131,6 +132,12 @@ vm_grows() {
         >/dev/null && echo "pminfo: $m grows"
 }
 
+vm_run_module() {
+    # the path of the module the last vm_run loaded (kmod.sh's line ends
+    # with it, and it may hold spaces)
+    sed -n 's/^stap\/kmod.sh: using the cached build \(\/.*\.ko\)$/\1/p' "$VM_RUN_OUT" | head -1
+}
+
 vm_capture() {
     # vm_capture FIXTURE LIMIT [CMD...]: the fixtures of the models
     # (stap/fixtures/real-FIXTURE/, qa/vm/run --capture copies them): the
@@ -140,8 +147,7 @@ vm_capture() {
     # its procfs directory looks like to a reader (qa/vm/procfacts.py).
     local fx=$1 limit=$2 ko mod d i sp
     shift 2
-    # (kmod.sh's line ends with the module's path, which may hold spaces)
-    ko=$(sed -n 's/^stap\/kmod.sh: using the cached build \(\/.*\.ko\)$/\1/p' "$VM_RUN_OUT" | head -1)
+    ko=$(vm_run_module)
     [ -r "$ko" ] || { echo "FAIL: capture: no module in run's output"; return 1; }
     mod=$(basename "$ko" .ko)
     d=$VM_RES/capture/real-$fx

@@ -214,18 +214,12 @@ initramfs() {
 img=$(initramfs) || { echo "vm: cannot build the initramfs" >&2; exit 2; }
 
 # ---- accelerator
-# TCG runs both vCPUs on one host thread (thread=single), not one thread
-# each: under multi-threaded TCG (qemu 7.2, Debian 12), the kernel's
-# patching of a static key that another vCPU is executing (a tracepoint
-# enabled or disabled as a module loads or unloads, e.g. sys_enter while
-# a process makes system calls) leaves a CPU trapping on the old int3
-# for ever: `int3` at syscall_trace_enter's jump label, the kernel's
-# "int3 already removed" retry, again; soft lockup.  A load/unload loop
-# of syslat under two syscall loops hung 3 boots of 3 within 14 cycles,
-# with thread=single none of 80 cycles did (stap/README.md, "VM:
-# multi-threaded TCG").  The two vCPUs still interleave (the guest sees
-# two CPUs, preemption and IPIs between them), but no longer truly at
-# once.  STAPRELAY_VM_TCG_THREAD=multi brings the threads back.
+# TCG runs both vCPUs on one host thread: with a thread each (qemu 7.2),
+# the kernel's jump-label patching as a tracepoint module loads or
+# unloads left a busy vCPU trapping on a stale int3 for ever (soft
+# lockup; the evidence and the cost are in stap/README.md, "VM:
+# multi-threaded TCG"; vm 060 keeps it so).
+# STAPRELAY_VM_TCG_THREAD=multi brings the threads back.
 accel="-accel tcg,thread=${STAPRELAY_VM_TCG_THREAD:-single},tb-size=256"
 how=tcg
 if [ -w /dev/kvm ] && { [ -d /sys/module/kvm_intel ] || [ -d /sys/module/kvm_amd ]; } &&
@@ -317,7 +311,7 @@ console_account() {
         !on && $0 ~ re { on = 1 }
         !on { next }
         /^\[ *[0-9.]+\] *$/ { next }
-        / (R[A-Z0-9][A-Z0-9]|RSP|RAX|RDX|RBP|R1[0-5]|R[89]|CS|DS|FS|CR2|DR[0-7]|PKRU|EFLAGS|Code|ORIG_RAX): / && !/RIP: / { next }
+        / (R[A-Z0-9][A-Z0-9]|CS|DS|FS|CR2|DR[0-7]|PKRU|Code|ORIG_RAX): / && !/RIP: / { next }
         /Modules linked in|Hardware name|<\/?(TASK|IRQ|NMI)>|\] +\? / { next }
         { print; if (++n >= 32) exit }
     ' "$out/console.log" 2>/dev/null
