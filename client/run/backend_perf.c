@@ -11,18 +11,14 @@
 #define NO_BACKTRACES "SystemTap's BPF runtime has no backtraces"
 
 static const backend_perf_standin standins[] = {
-    {"profile", script_profile_run, NO_BACKTRACES, NULL, NULL, 0},
-    {"offcpu", script_offcpu_run, NO_BACKTRACES, NULL, NULL, 0},
-    {"offwake", script_offcpu_run, NO_BACKTRACES, NULL,
-     "off-CPU time by stack with the stack of the task that woke it (off-wake)",
-     RUN_OPT_PID | RUN_OPT_CMD},
-    {"hotcold", script_offcpu_run, NO_BACKTRACES, NULL,
-     "on-CPU samples and off-CPU time of the same threads, for flame --hotcold",
-     RUN_OPT_PID | RUN_OPT_CMD | RUN_OPT_HZ},
+    {"profile", script_profile_run, NO_BACKTRACES, NULL},
+    {"offcpu", script_offcpu_run, NO_BACKTRACES, NULL},
+    {"offwake", script_offcpu_run, NO_BACKTRACES, NULL},
+    {"hotcold", script_offcpu_run, NO_BACKTRACES, NULL},
     {"iolat", script_iolat_run,
      "SystemTap 4.8's BPF runtime reads a request's disk with the build headers' layout: "
      "contrib/bpf-iolat/README.md",
-     "iolat's block events come from tracefs, which needs root", NULL, 0},
+     "iolat's block events come from tracefs, which needs root"},
 };
 
 const backend_perf_standin *backend_perf_find(const char *script)
@@ -31,11 +27,6 @@ const backend_perf_standin *backend_perf_find(const char *script)
         if (strcmp(standins[i].script, script) == 0)
             return &standins[i];
     return NULL;
-}
-
-const backend_perf_standin *backend_perf_at(size_t i)
-{
-    return i < sizeof standins / sizeof standins[0] ? &standins[i] : NULL;
 }
 
 const char *backend_perf_names(char *buf, size_t len)

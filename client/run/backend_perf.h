@@ -2,9 +2,9 @@
  * scripts it stands in for (script_profile.h, script_offcpu.h,
  * script_iolat.h: each reimplements one bundled script over perf or
  * tracefs and publishes it as a pmdajson-style directory through
- * perf_source; offwake and hotcold have no SystemTap version yet, so
- * perf is their only backend), read by the catalogue and the choice (run.c), and the
- * dispatch to them.  Owns nothing but that table. */
+ * perf_source, with the metric names of the stap/ script it stands in
+ * for), read by the catalogue and the choice (run.c), and the dispatch
+ * to them.  Owns nothing but that table. */
 #ifndef STAPRELAY_BACKEND_PERF_H
 #define STAPRELAY_BACKEND_PERF_H
 
@@ -18,17 +18,10 @@ typedef struct backend_perf_standin {
     const char *no_bpf;        /* why stap/bpf/ has no variant of it */
     const char *tracefs_root;  /* non-NULL: read from tracefs, not perf,
                                   so it needs root (this says why) */
-    /* A script with no stap/NAME.stp yet (perf only): the catalogue's
-     * one-line description and RUN_OPT_* (NULL, 0: the .stp's header) */
-    const char *desc;
-    unsigned opts;
 } backend_perf_standin;
 
 /* The entry for a script, or NULL when perf cannot stand in for it. */
 const backend_perf_standin *backend_perf_find(const char *script);
-/* The i-th entry (0, 1, ...), NULL past the last: the catalogue lists
- * the perf-only ones. */
-const backend_perf_standin *backend_perf_at(size_t i);
 /* "profile, offcpu and iolat" (buf, len): for messages. */
 const char *backend_perf_names(char *buf, size_t len);
 /* Run s's stand-in as name.  Returns a RUN_EXIT_* status. */

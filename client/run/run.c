@@ -231,15 +231,6 @@ int run_catalog_load(run_catalog *c, const char *dir)
     char *b = path2(dir, "bpf");
     scan(c, b, true);           /* optional */
     free(b);
-    /* what only perf runs, listed from its own row */
-    const backend_perf_standin *st;
-    for (size_t i = 0; (st = backend_perf_at(i)) != NULL; i++)
-        if (st->desc != NULL && run_catalog_find(c, st->script) == NULL) {
-            run_script *s = catalog_get(c, st->script);
-            s->desc = xstrdup(st->desc);
-            s->opts = st->opts;
-            s->backends = RUN_BK_PERF;
-        }
     if (c->n > 1)
         qsort(c->v, c->n, sizeof *c->v, by_name);
     return 0;

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """qa/vm/check.py - check, on the host, the reads a VM test captured.
 
-    check.py READS_DIR [--events NAME] [--kernel-frames] [--hist-rows ARRAY]
+    check.py READS_DIR [--events NAME] [--kernel-frames] [--offwake] [--hist-rows ARRAY]
 
 READS_DIR holds NNNN/metadata.json and NNNN/data.json, every read the
 guest's qa/vm/reader.py made of a real module's procfs files.  Prints one
@@ -15,6 +15,11 @@ line per property (golden output for qa/vm/run), "FAIL: ..." otherwise:
   first frame, and every kernel frame (0xffff... address) is symbolised
   (" : sym+0xOFF/0xSIZE [kernel]" or "[module]"); with --kernel-frames some record must
   have kernel frames;
+* --offwake (with --events): a stack may be an off-wake one, the waker's
+  part inverted, a "--" line, then the blocked part (docs/formats.md): the
+  first-frame rule holds for the blocked part; some record has a waker
+  part; in every waker part the user frames come before the kernel
+  frames and its last frame (the waker's leaf) is a kernel frame;
 * --hist-rows ARRAY: in every read, each histogram latency_X of a row X
   of ARRAY has every bucket from its first to its last (no gaps) and
   counts that add up to the row's calls (requests for iolat), and
@@ -180,9 +185,10 @@ def check_schemas(dirs):
         print('reads: every one validates against schemas/')
 
 
-def check_events(docs, name, want_kernel):
+def check_events(docs, name, want_kernel, offwake=False):
     fields = ('pid', 'tid', 'cpu', 'comm', 'stack')
     nrec = missing = module = repeated = unsym = with_k = 0
+    woken = inverted_bad = 0
     last_seq = 0
     order = True
     for p, meta, data in docs:
@@ -196,7 +202,18 @@ def check_events(docs, name, want_kernel):
             frames = [l for l in r.get('stack', '').split('\n') if l.strip()]
             if any('[staprelay_' in l or '[stap_' in l for l in frames):
                 module += 1
-            if len(frames) >= 2 and frames[0] == frames[1]:
+            blocked = frames
+            if offwake and '--' in [l.strip() for l in frames]:
+                cut = [l.strip() for l in frames].index('--')
+                waker, blocked = frames[:cut], frames[cut + 1:]
+                woken += 1
+                kinds = ['k' if KFRAME.match(l) else 'u' for l in waker]
+                if not re.match(r'u*k+$', ''.join(kinds)):
+                    inverted_bad += 1
+                    if inverted_bad <= 3:
+                        fail('a waker part not inverted (user frames, then kernel frames '
+                             'to its leaf): %r' % waker[-3:])
+            if len(blocked) >= 2 and blocked[0] == blocked[1]:
                 repeated += 1
             kf = [KFRAME.match(l) for l in frames]
             kf = [m for m in kf if m]
@@ -228,6 +245,11 @@ def check_events(docs, name, want_kernel):
         fail('%d stacks repeat their first frame' % repeated)
     if not unsym:
         print('stacks: every kernel frame is symbolised')
+    if offwake:
+        if not woken:
+            fail('no %s record has a waker part' % name)
+        elif not inverted_bad:
+            print('stacks: waker parts are inverted, user frames then kernel frames, then --')
     if want_kernel:
         if with_k:
             print('stacks: records have kernel frames')
@@ -311,6 +333,7 @@ def main(argv):
     ap.add_argument('dir')
     ap.add_argument('--events')
     ap.add_argument('--kernel-frames', action='store_true')
+    ap.add_argument('--offwake', action='store_true')
     ap.add_argument('--hist-rows')
     ap.add_argument('--same-as')
     a = ap.parse_args(argv)
@@ -321,7 +344,7 @@ def main(argv):
     docs = check_json(dirs)
     check_schemas(dirs)
     if a.events:
-        check_events(docs, a.events, a.kernel_frames)
+        check_events(docs, a.events, a.kernel_frames, a.offwake)
     if a.hist_rows:
         check_hist_rows(docs, a.hist_rows)
     if a.same_as:

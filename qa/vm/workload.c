@@ -17,12 +17,17 @@
  *                               EBADF), until SECONDS
  *   workload io DEVICE SECONDS  O_DIRECT reads and writes of several sizes
  *                               on DEVICE, for iolat
+ *   workload hotcold SECONDS    two threads of one process: "spinner"
+ *                               loops on CPU (sr_hot_spin), "napper"
+ *                               sleeps 20 ms at a time (sr_cold_nap), for
+ *                               hotcold
  *
  * Built with frame pointers and without inlining (qa/vm/run) so that
  * user stacks name these functions.  Prints one summary line. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -272,6 +277,41 @@ NOINLINE static int sr_io_main(const char *dev, double secs)
     return 0;
 }
 
+/* hotcold: the spinner thread, on CPU until the end */
+NOINLINE static void *sr_hot_spin(void *arg)
+{
+    double end = *(const double *)arg;
+    uint64_t rounds = 0;
+    pthread_setname_np(pthread_self(), "spinner");
+    while (now() < end)
+        sink += sr_spin_alpha(rounds++);
+    return NULL;
+}
+
+NOINLINE static void sr_cold_nap(void)
+{
+    sr_wait_sleep(20000);
+}
+
+NOINLINE static int sr_hotcold_main(double secs)
+{
+    double end = now() + secs;
+    pthread_t spinner;
+    if (pthread_create(&spinner, NULL, sr_hot_spin, &end) != 0) {
+        perror("pthread_create");
+        return 1;
+    }
+    pthread_setname_np(pthread_self(), "napper");
+    unsigned long naps = 0;
+    while (now() < end) {
+        sr_cold_nap();
+        naps++;
+    }
+    pthread_join(spinner, NULL);
+    printf("hotcold: %lu naps\n", naps);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -283,8 +323,10 @@ int main(int argc, char **argv)
         return sr_syscalls_main(atof(argv[2]));
     if (argc == 3 && strcmp(argv[1], "sweep") == 0)
         return sr_sweep_main(atoi(argv[2]));
+    if (argc == 3 && strcmp(argv[1], "hotcold") == 0)
+        return sr_hotcold_main(atof(argv[2]));
     if (argc == 4 && strcmp(argv[1], "io") == 0)
         return sr_io_main(argv[2], atof(argv[3]));
-    fprintf(stderr, "usage: workload cpu|block|syscalls SECONDS | sweep ROUNDS | io DEVICE SECONDS\n");
+    fprintf(stderr, "usage: workload cpu|block|syscalls|hotcold SECONDS | sweep ROUNDS | io DEVICE SECONDS\n");
     return 2;
 }
