@@ -22,6 +22,9 @@
  *                               sleeps 20 ms at a time (sr_cold_nap), for
  *                               hotcold
  *
+ * With $SR_START_FILE set, a mode starts once that file exists (vm 070:
+ * the block mode's writer child must fork after the module loads).
+ *
  * Built with frame pointers and without inlining (qa/vm/run) so that
  * user stacks name these functions.  Prints one summary line. */
 #define _GNU_SOURCE
@@ -315,6 +318,9 @@ NOINLINE static int sr_hotcold_main(double secs)
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
+    const char *start = getenv("SR_START_FILE");
+    while (start != NULL && access(start, F_OK) != 0)
+        sr_wait_sleep(10000);
     if (argc == 3 && strcmp(argv[1], "cpu") == 0)
         return sr_cpu_main(atof(argv[2]));
     if (argc == 3 && strcmp(argv[1], "block") == 0)
