@@ -34,6 +34,25 @@
     "\tffffffff81000006 pipe_write ([kernel.kallsyms])\n" \
     "\t           22222 wr_main (/usr/bin/wr)\n\n"
 
+/* the timer's interrupt came in while the writer ran on CPU 0: the
+ * frames below the entry are the writer's, not the waker's */
+#define WAKE_TIMER_IN_IRQ \
+    "wr 200/200 [000] 1.050000000: comm=rd pid=100 prio=120 target_cpu=000\n" \
+    "\tffffffff81000004 try_to_wake_up ([kernel.kallsyms])\n" \
+    "\tffffffff81000005 hrtimer_wakeup ([kernel.kallsyms])\n" \
+    "\tffffffff81000007 sysvec_apic_timer_interrupt+0x9 ([kernel.kallsyms])\n" \
+    "\tffffffff81000008 asm_sysvec_apic_timer_interrupt+0x1a ([kernel.kallsyms])\n" \
+    "\tffffffff81000006 pipe_write ([kernel.kallsyms])\n" \
+    "\t           22222 wr_main (/usr/bin/wr)\n\n"
+/* the writer itself, on its way back to user space after an IPI (task
+ * context again: the entry is not reached from its handler) */
+#define WAKE_WRITER_AFTER_IPI \
+    "wr 200/200 [000] 1.050000000: comm=rd pid=100 prio=120 target_cpu=000\n" \
+    "\tffffffff81000004 try_to_wake_up ([kernel.kallsyms])\n" \
+    "\tffffffff81000009 irqentry_exit_to_user_mode ([kernel.kallsyms])\n" \
+    "\tffffffff8100000a asm_sysvec_reschedule_ipi ([kernel.kallsyms])\n" \
+    "\t           22222 wr_main (/usr/bin/wr)\n\n"
+
 /* One order of events, what the record must hold and must not, and how
  * many events were left out as late. */
 typedef struct pairing_case {
@@ -59,6 +78,13 @@ static const pairing_case cases[] = {
       "wr 200/200 [001] 0.900000000: comm=rd pid=100 prio=120 target_cpu=000\n"
       "\tffffffff81000006 pipe_write ([kernel.kallsyms])\n\n" IN_AT_1_1,
       { "do_nanosleep" }, { "waker_comm" }, 1 },
+    /* an interrupt's waking: its frames up to the entry, no task named */
+    { "interrupt", OUT_SLEEP WAKE_TIMER_IN_IRQ IN_AT_1_1,
+      { "hrtimer_wakeup", "asm_sysvec_apic_timer_interrupt", "--", "\"duration\": 100000000" },
+      { "pipe_write", "wr_main", "waker_comm", "waker_pid" }, 0 },
+    { "task after an interrupt", OUT_SLEEP WAKE_WRITER_AFTER_IPI IN_AT_1_1,
+      { "asm_sysvec_reschedule_ipi", "wr_main", "\"waker_comm\": \"wr\"", "\"waker_pid\": 200" },
+      { "hrtimer_wakeup" }, 0 },
 };
 
 START_TEST(pairing)

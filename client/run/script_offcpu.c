@@ -23,7 +23,8 @@
  * (leaf first, the order a record's stack has: waker root ... waker
  * leaf, --, blocked leaf ... blocked root); waker_pid, waker_tid and
  * waker_comm say who.  A block nothing woke (preempted, R+) keeps its
- * plain stack.
+ * plain stack.  A waking in an interrupt is the interrupt's: its frames
+ * end at the interrupt's entry and it names no task (waker_cut).
  *
  * `staprelay run hotcold` is offcpu with cpu-clock sampled too (-e
  * cpu-clock/freq=HZ/, --hz, 99 by default) in the same perf record: the
@@ -69,7 +70,7 @@ typedef struct off_task {
     char *waker_stack;               /* leaf first, perf frame lines */
     int64_t waker_ts;
     long waker_pid, waker_tid;
-    char *waker_comm;
+    char *waker_comm;                /* NULL: an interrupt woke it */
     struct off_task *next;
 } off_task;
 
@@ -214,6 +215,53 @@ static void task_out(offcpu *oc, long tid, long tgid, int64_t ts, const strbuf *
     snprintf(t->state, sizeof t->state, "%s", state);
 }
 
+/* An interrupt's handler, as x86-64 names the ones its entry asm_NAME
+ * calls: device interrupts, system vectors (timer, IPIs), NMIs. */
+static bool interrupt_handler(const char *s, size_t n)
+{
+    static const char *const names[] = { "common_interrupt", "spurious_interrupt", "exc_nmi" };
+    if (n > 7 && memcmp(s, "sysvec_", 7) == 0)
+        return true;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (n == strlen(names[i]) && memcmp(s, names[i], n) == 0)
+            return true;
+    return false;
+}
+
+/* A waking in an interrupt runs on whatever task the interrupt came in
+ * on, so the frames below the interrupt's entry, and that task's pid,
+ * tid and comm, are not the waker's: qa 114 and vm 070 saw a timer's
+ * wakeup of a sleep "woken" by a pipe writer that happened to be
+ * running.  The waker's stack (perf frame lines, leaf first) is cut
+ * after the entry asm_NAME reached from its handler NAME; true when it
+ * was.  The tapset keeps the same rule (__srl_kwaker in
+ * stap/tapset/staprelay_offcpu.stp). */
+static bool waker_cut(char *stack)
+{
+    const char *handler = NULL;
+    size_t hlen = 0;
+    for (char *line = stack; *line != '\0';) {
+        char *nl = strchr(line, '\n');
+        size_t n = nl ? (size_t)(nl - line) : strlen(line);
+        frame_line f;
+        if (frame_parse(line, n, &f) && f.kind == FRAME_PERF && f.name != NULL) {
+            if (handler != NULL && f.name_len == hlen + 4 && memcmp(f.name, "asm_", 4) == 0 &&
+                memcmp(f.name + 4, handler, hlen) == 0) {
+                line[n] = '\0';
+                return true;
+            }
+            handler = interrupt_handler(f.name, f.name_len) ? f.name : NULL;
+            hlen = f.name_len;
+        } else {
+            handler = NULL;
+        }
+        if (nl == NULL)
+            break;
+        line = nl + 1;
+    }
+    return false;
+}
+
 /* offwake: the sample s (the waker, its stack) woke tid; the first
  * waking of a task that is off CPU is kept.  First by time, not by
  * arrival: a later interval's waking, handed over early from another
@@ -232,6 +280,8 @@ static void task_woken(offcpu *oc, long tid, const perf_sample *s)
     }
     t->waker_ts = s->ts_ns;
     t->waker_stack = xstrdup(s->stack.buf ? s->stack.buf : "");
+    if (waker_cut(t->waker_stack))
+        return;   /* an interrupt: no task's comm */
     t->waker_comm = xstrdup(s->comm.buf ? s->comm.buf : "");
     t->waker_pid = s->pid;
     t->waker_tid = s->tid;
@@ -282,8 +332,9 @@ static void task_in(offcpu *oc, long tid, int cpu, const char *comm, int64_t ts)
             json_escape(&r, comm, strlen(comm));
             sb_printf(&r, "\", \"duration\": %lld, \"state\": \"", (long long)d);
             json_escape(&r, t->state, strlen(t->state));
-            if (t->waker_stack != NULL) {
+            if (t->waker_stack != NULL)
                 oc->woken++;
+            if (t->waker_comm != NULL) {
                 sb_printf(&r, "\", \"waker_pid\": %ld, \"waker_tid\": %ld, \"waker_comm\": \"",
                           t->waker_pid, t->waker_tid);
                 json_escape(&r, t->waker_comm, strlen(t->waker_comm));

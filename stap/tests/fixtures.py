@@ -490,6 +490,9 @@ def scen_offcpu():
     s.sub('blocks', 'duration', 'integer', 'instant', 'nanosec', 'time off CPU')
     s.add('switches', 'integer', 'counter', 'count', 'context switches of traced threads')
     s.add('offcpu_time', 'integer', 'counter', 'nanosec', 'total time off CPU')
+    s.add('intervals_skipped', 'integer', 'counter', 'count',
+          'off-CPU intervals left out: SystemTap skipped a probe while they were open '
+          '(its locks busy), so their end, state or waker may be another\'s')
     s.add('offcpu', 'histogram', '', 'nanosec', 'off-CPU intervals')
     durs = [2500, 70000, 1500000, 250000000]
     s.event('blocks', TS0 + 5000, fint('pid', 1201) + fint('tid', 1203) + fint('cpu', 1)
@@ -499,6 +502,7 @@ def scen_offcpu():
     d = Data(s)
     d.int('switches', 5)
     d.int('offcpu_time', sum(durs))
+    d.int('intervals_skipped', 0)
     d.hist_log('offcpu', durs)
     d.events(KSYMS)
     return {'metadata.json': s.metadata(), 'data.json': d.end()}
