@@ -132,7 +132,7 @@ OMITTED_DESC = ('items (metrics, array rows, histograms) the last read of data.j
 class Metric:
     def __init__(self, name, type, sem='', units='', desc=''):
         self.name, self.type, self.sem, self.units, self.desc = name, type, sem, units, desc
-        self.subs = []          # (name, type, sem, units, desc)
+        self.subs = []          # (name, type, sem, units, desc, optional)
         self.stackfield = None
 
 
@@ -158,15 +158,19 @@ class Source:
             self.queue[name], self.next[name], self.dropped[name] = [], 0, 0
         return m
 
-    def sub(self, parent, name, type, sem='', units='', desc=''):
+    def sub(self, parent, name, type, sem='', units='', desc='', optional=False):
         m = self.by[parent]
-        m.subs.append((name, type, sem, units, desc))
+        m.subs.append((name, type, sem, units, desc, optional))
         if type == 'stack':
             m.stackfield = name
 
-    def event(self, name, ts, fields, kstack=b'', ustack=b''):
+    def event(self, name, ts, fields, kstack=b'', ustack=b'', waker=None):
+        """waker: staprelay_event_wake's part, (kernel addresses, user
+        lines), both already in the order written (root first)."""
         self.next[name] += 1
-        self.queue[name].append((self.next[name], ts, b(fields), b(kstack), b(ustack)))
+        if waker is not None:
+            waker = (b(waker[0]), b(waker[1]))
+        self.queue[name].append((self.next[name], ts, b(fields), b(kstack), b(ustack), waker))
 
     # ---- procfs("metadata.json").read
     def metadata(self):
@@ -191,12 +195,14 @@ class Source:
                 blk += b'\n      "sequence": "/seq",\n      "dropped": "/%s",' % esc(ptr(m.name + '_dropped'))
                 blk += b'\n      "fields": ['
             if m.type in ('array', 'event'):
-                for i, (n, t, sem, units, desc) in enumerate(m.subs, 1):
+                for i, (n, t, sem, units, desc, optional) in enumerate(m.subs, 1):
                     line = b'{"name": "%s", "pointer": "/%s", "type": "%s"' % (esc(n), esc(ptr(n)), b(t))
                     if sem:
                         line += b', "semantics": "%s"' % b(sem)
                     if units:
                         line += b', "units": "%s"' % esc(units)
+                    if optional:            # staprelay_add_event_field_optional
+                        line += b', "optional": true'
                     blk += (b',\n        ' if i > 1 else b'\n        ') + line
                     blk += (b', "description": "%s"}' % esc(desc)) if desc else b'}'
                 blk += b'\n      ]' if m.subs else b']'
@@ -298,6 +304,22 @@ class Data:
                 items.append(b'{%s, "count": %d}' % (lin_bounds(bk, start, stop, step), n))
         self._staged(name, items)
 
+    @staticmethod
+    def _kpieces(pieces, kstk, ksyms):
+        for tok in kstk.split():
+            if len(tok) > 2:
+                sym = ksyms.get(tok.decode())
+                # __srl_ksyms: " 0xADDR : sym+off/size [mod]", or
+                # " 0xADDR" where kallsyms has no symbol
+                line = b' %s : %s\n' % (tok, b(sym)) if sym else b' %s\n' % tok
+                pieces.append(esc_n(line, MAXSTR - 1))
+
+    @staticmethod
+    def _upieces(pieces, ustk):
+        for line in ustk.split(b'\n'):
+            if line:
+                pieces.append(esc_n(line + b'\n', MAXSTR - 1))
+
     def events(self, ksyms):
         src = self.src
         for m in src.metrics:
@@ -311,20 +333,18 @@ class Data:
             rows = 0
             q = src.queue[m.name]
             while q:
-                seq, ts, body, kstk, ustk = q[0]
+                seq, ts, body, kstk, ustk, waker = q[0]
                 pieces = [b'{"seq": %d, "ts": %d' % (seq, ts), body]
                 if m.stackfield:
                     pieces.append(b', "%s": "' % esc(m.stackfield))
-                    for tok in kstk.split():
-                        if len(tok) > 2:
-                            sym = ksyms.get(tok.decode())
-                            # __srl_ksyms: " 0xADDR : sym+off/size [mod]", or
-                            # " 0xADDR" where kallsyms has no symbol
-                            line = b' %s : %s\n' % (tok, b(sym)) if sym else b' %s\n' % tok
-                            pieces.append(esc_n(line, MAXSTR - 1))
-                    for line in ustk.split(b'\n'):
-                        if line:
-                            pieces.append(esc_n(line + b'\n', MAXSTR - 1))
+                    if waker is not None:
+                        # @__srl_out_events_wake: the waker's user lines, its
+                        # kernel frames, "--", then the blocked stack
+                        self._upieces(pieces, waker[1])
+                        self._kpieces(pieces, waker[0], ksyms)
+                        pieces.append(b'--\\n')
+                    self._kpieces(pieces, kstk, ksyms)
+                    self._upieces(pieces, ustk)
                     pieces.append(b'"')
                 pieces.append(b'}')
                 sl = 6 + sum(len(p) for p in pieces)
@@ -571,7 +591,7 @@ def reproduce(meta_text, data_text, data_limit=0, next_record=None):
                 m.get('description', ''))
         for f in m.get('metrics', []) + m.get('fields', []):
             src.sub(m['name'], f['name'], f['type'], f.get('semantics', ''), f.get('units', ''),
-                    f.get('description', ''))
+                    f.get('description', ''), f.get('optional', False))
 
     def fields(obj, skip):
         out = b''
@@ -590,16 +610,23 @@ def reproduce(meta_text, data_text, data_limit=0, next_record=None):
             recs.append(next_record)
         stackf = src.by[e].stackfield
         for r in recs:
-            kst, ust = [], []
+            parts = [([], [])]   # (kernel, user) of the blocked stack, or waker then blocked
             for line in (r.get(stackf, '') if stackf else '').split('\n'):
                 m = KLINE.match(line)
-                if m:
-                    kst.append(m.group(1))
+                if line == '--' and len(parts) == 1:
+                    parts.append(([], []))
+                elif m:
+                    parts[-1][0].append(m.group(1))
                     ksyms[m.group(1)] = m.group(2)
                 elif line:
-                    ust.append(line + '\n')
+                    parts[-1][1].append(line + '\n')
+            waker = None
+            if len(parts) == 2:
+                waker = (' '.join(parts[0][0]), ''.join(parts[0][1]))
+            kst, ust = parts[-1]
             src.next[e] = r['seq'] - 1
-            src.event(e, r['ts'], fields(r, ('seq', 'ts', stackf)), ' '.join(kst), ''.join(ust))
+            src.event(e, r['ts'], fields(r, ('seq', 'ts', stackf)), ' '.join(kst), ''.join(ust),
+                      waker)
     d = Data(src)
     drained = False
     for k, v in data.items():
