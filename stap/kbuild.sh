@@ -22,15 +22,25 @@
 #              kernel from /proc/kallsyms (stap's BPF backend refuses
 #              tracepoints without one)
 #
-# The runtime fix (only when the headers need it)
-#   Debian's 6.1 headers carry the backported task_work_cancel_func() API;
-#   systemtap < 5.2 does not know it (upstream fix a64dc4e2e) and pass 4
-#   fails in runtime/stp_task_work.c for every script.  When the chosen
-#   tree's include/linux/task_work.h declares task_work_cancel_func and the
-#   stock runtime does not mention it, a copy of the runtime with the
-#   two-line fix is made in CACHE/runtime (remade when the stock runtime
-#   changes)
-#   and printed as RUNTIME.
+# The runtime fixes (each only when the tree needs it and the stock
+# runtime lacks it; when one does, a copy of the runtime with them is made
+# in CACHE/runtime, remade when the stock runtime or the fixes change, and
+# printed as RUNTIME)
+#   task_work  Debian's 6.1 headers carry the backported
+#              task_work_cancel_func() API; systemtap < 5.2 does not know
+#              it (upstream fix a64dc4e2e) and pass 4 fails in
+#              runtime/stp_task_work.c for every script.  Needed when the
+#              tree's include/linux/task_work.h declares
+#              task_work_cancel_func and the stock runtime does not mention
+#              it: a two-line fix of stp_task_work.c.
+#   uaccess    Linux 5.18 removed user_addr_max(), and systemtap 4.8's
+#              lookup_bad_addr_user() (linux/addr-map.c) then refuses every
+#              user address it is asked for outside task context: a user
+#              stack unwound in an interrupt (profile's samples, hotcold's)
+#              stopped at its leaf, the frame the registers give (vm 010,
+#              080).  Needed when that file tests defined(user_addr_max)
+#              and the tree defines none: the copy defines it as
+#              TASK_SIZE_MAX, the range check it made before 5.18.
 #
 # Paths the kernel's build system is given (TREE, RUNTIME) cannot hold a
 # space (fixdep splits its dependency lists at them: "fixdep: error
@@ -137,36 +147,67 @@ fi
 
 # ---- the runtime
 runtime=-
-needs_fix() {
+needs_task_work() {
     for h in "$src/include/linux/task_work.h" "$hdr/include/linux/task_work.h"; do
         grep -q task_work_cancel_func "$h" 2>/dev/null && return 0
     done
     return 1
 }
-if needs_fix && ! grep -q task_work_cancel_func "$stock/stp_task_work.c" 2>/dev/null; then
+needs_uaccess() {
+    grep -q 'defined(user_addr_max)' "$stock/linux/addr-map.c" 2>/dev/null || return 1
+    for h in "$src" "$hdr"; do
+        grep -qs 'define user_addr_max' "$h/include/linux/uaccess.h" \
+            "$h"/arch/*/include/asm/uaccess*.h && return 1
+    done
+    return 0
+}
+fixes=
+if needs_task_work && ! grep -q task_work_cancel_func "$stock/stp_task_work.c" 2>/dev/null; then
+    fixes="task_work"
+fi
+needs_uaccess && fixes="$fixes uaccess"
+if [ -n "$fixes" ]; then
     kb=$(kbdir) || exit 1
     rt=$kb/runtime
     # The copy is remade when the stock runtime changes (a systemtap
     # upgrade): its stamp is the stock files' sizes and times, which cost
-    # no program run (dpkg-query takes seconds in the test VM).
-    stamp=$(ls -ln --time-style=+%s "$stock/stp_task_work.c" "$stock/runtime.h" 2>/dev/null |
-            awk '{printf "%s:%s ", $5, $6}')
+    # no program run (dpkg-query takes seconds in the test VM), and the
+    # fixes it has.
+    stamp=$(ls -ln --time-style=+%s "$stock/stp_task_work.c" "$stock/runtime.h" \
+                "$stock/linux/addr-map.c" 2>/dev/null | awk '{printf "%s:%s ", $5, $6}')
     ver=$stamp
+    stamp="$stamp fixes:$fixes"
     if [ "$(cat "$rt/.staprelay-stamp" 2>/dev/null)" != "$stamp" ]; then
         mkdir -p "$kb" || exit 1
         tmp=$rt.tmp.$$
         rm -rf "$tmp"
         cp -a "$stock" "$tmp" || { echo "stap/kbuild.sh: cannot copy $stock" >&2; exit 1; }
-        sed -i -e 's/typedef typeof(&task_work_cancel) task_work_cancel_fn;/typedef typeof(\&task_work_cancel_func) task_work_cancel_fn;/' \
-               -e 's/kallsyms_lookup_name("task_work_cancel")/kallsyms_lookup_name("task_work_cancel_func")/' \
-               "$tmp/stp_task_work.c"
-        if ! grep -q 'typeof(&task_work_cancel_func)' "$tmp/stp_task_work.c"; then
-            rm -rf "$tmp"
-            echo "stap/kbuild.sh: $hdr needs the task_work_cancel_func fix, but" \
-                 "$stock/stp_task_work.c is not the text it applies to (systemtap" \
-                 "$ver): upgrade systemtap to 5.2 or later" >&2
-            exit 1
-        fi
+        case $fixes in *task_work*)
+            sed -i -e 's/typedef typeof(&task_work_cancel) task_work_cancel_fn;/typedef typeof(\&task_work_cancel_func) task_work_cancel_fn;/' \
+                   -e 's/kallsyms_lookup_name("task_work_cancel")/kallsyms_lookup_name("task_work_cancel_func")/' \
+                   "$tmp/stp_task_work.c"
+            if ! grep -q 'typeof(&task_work_cancel_func)' "$tmp/stp_task_work.c"; then
+                rm -rf "$tmp"
+                echo "stap/kbuild.sh: $hdr needs the task_work_cancel_func fix, but" \
+                     "$stock/stp_task_work.c is not the text it applies to (systemtap" \
+                     "$ver): upgrade systemtap to 5.2 or later" >&2
+                exit 1
+            fi ;;
+        esac
+        case $fixes in *uaccess*)
+            sed -i '0,/^#include <linux\/uaccess.h>/s//&\
+\/* stap\/kbuild.sh: Linux 5.18 removed user_addr_max() *\/\
+#if !defined(user_addr_max) \&\& defined(TASK_SIZE_MAX)\
+#define user_addr_max() TASK_SIZE_MAX\
+#endif/' "$tmp/linux/addr-map.c"
+            if ! grep -q '^#define user_addr_max() TASK_SIZE_MAX' "$tmp/linux/addr-map.c"; then
+                rm -rf "$tmp"
+                echo "stap/kbuild.sh: $hdr needs the user_addr_max fix, but" \
+                     "$stock/linux/addr-map.c has no #include <linux/uaccess.h> to put it" \
+                     "after (systemtap $ver)" >&2
+                exit 1
+            fi ;;
+        esac
         echo "$stamp" >"$tmp/.staprelay-stamp"
         rm -rf "$rt"
         mv -T "$tmp" "$rt" 2>/dev/null || rm -rf "$tmp"

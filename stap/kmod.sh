@@ -28,7 +28,7 @@
 #     System.map stap reads symbols from (TREE/System.map or
 #     /boot/System.map-REL);
 #   * the runtime: stock, or the patched copy's stamp (systemtap version)
-#     and its stp_task_work.c;
+#     and its patched files (stp_task_work.c, linux/addr-map.c);
 #   * the script, every file of the tapset directory, NAME, SCRIPT_ARGS
 #     (e.g. profile's HZ, compiled in as $1), and each BINARY's content.
 # Anything else that changes the module (a new stap, other headers, an
@@ -132,7 +132,7 @@ key=$( {
     echo "$rel|$tree|$rt|$name"
     cksum <"$bdir/.config" 2>/dev/null
     cksum <"$smap" 2>/dev/null
-    if [ "$rt" != - ]; then cat "$rt/.staprelay-stamp" "$rt/stp_task_work.c"; fi
+    if [ "$rt" != - ]; then cat "$rt/.staprelay-stamp" "$rt/stp_task_work.c" "$rt/linux/addr-map.c" 2>/dev/null; fi
     cat "$script"
     for f in "$tapset"/*; do echo "$f"; cat "$f"; done
     set -f; IFS=$nl

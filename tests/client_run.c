@@ -451,12 +451,42 @@ static void check_staprun(const char *cache, char *args)
     free(args);
 }
 
+/* profile run on the fake machine D with a fresh cache REAL/NAME (left in
+ * cache): stap was given the headers' tree, then -R the runtime copy
+ * where runtime, then tail */
+static void expect_headers_build(const char *d, const char *real, const char *name, bool runtime,
+                                 const char *tail, char *cache, size_t n)
+{
+    char want[4096], *run;
+    snprintf(cache, n, "%s/%s", real, name);
+    char *got = kernel_run_args(d, cache, &run);
+    ck_assert_ptr_nonnull(got);
+    check_staprun(cache, run);
+    if (runtime)
+        snprintf(want, sizeof want, "-r %s/kbuild-6.1.0-99-amd64 -R %s/runtime %s", cache, cache, tail);
+    else
+        snprintf(want, sizeof want, "-r %s/kbuild-6.1.0-99-amd64 %s", cache, tail);
+    ck_assert_str_eq(got, want);
+    free(got);
+}
+
+/* CACHE's runtime copy has FILE, holding A and B */
+static void runtime_copy_holds(const char *cache, const char *file, const char *a, const char *b)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/runtime/%s", cache, file);
+    char *t = tu_slurp(path);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_msg(strstr(t, a) != NULL && strstr(t, b) != NULL, "%s: %s", path, t);
+    free(t);
+}
+
 START_TEST(kernel_runtime_command)
 {
     char *d = tu_mkdtemp();
     char *real = realpath(d, NULL);
     ck_assert_ptr_nonnull(real);
-    char cache[600], want[4096], tail[1024], *got, *t, *run;
+    char cache[600], want[4096], tail[1024], root[600], *got, *t, *run;
     char *src = realpath(".", NULL);
     ck_assert_ptr_nonnull(src);
     snprintf(tail, sizeof tail, "-p4 -m kprof -I %s/stap/tapset -DMAXSKIPPED=100000 "
@@ -467,19 +497,10 @@ START_TEST(kernel_runtime_command)
      * < 5.2: check.sh's tree (-r) and the patched runtime copy (-R) */
     fake_machine(d, "bool task_work_cancel_func(struct task_struct *, bool (*)(void));\n",
                  stock_task_work);
-    snprintf(cache, sizeof cache, "%s/c1", real);
-    got = kernel_run_args(d, cache, &run);
-    ck_assert_ptr_nonnull(got);
-    check_staprun(cache, run);
-    snprintf(want, sizeof want, "-r %s/kbuild-6.1.0-99-amd64 -R %s/runtime %s", cache, cache, tail);
-    ck_assert_str_eq(got, want);
-    free(got);
-    snprintf(want, sizeof want, "%s/runtime/stp_task_work.c", cache);
-    t = tu_slurp(want);
-    ck_assert_ptr_nonnull(t);
-    ck_assert_ptr_nonnull(strstr(t, "typedef typeof(&task_work_cancel_func) task_work_cancel_fn;"));
-    ck_assert_ptr_nonnull(strstr(t, "kallsyms_lookup_name(\"task_work_cancel_func\")"));
-    free(t);
+    expect_headers_build(d, real, "c1", true, tail, cache, sizeof cache);
+    runtime_copy_holds(cache, "stp_task_work.c",
+                       "typedef typeof(&task_work_cancel_func) task_work_cancel_fn;",
+                       "kallsyms_lookup_name(\"task_work_cancel_func\")");
     snprintf(want, sizeof want, "%s/runtime/runtime.h", cache);
     t = tu_slurp(want);
     ck_assert_ptr_nonnull(t);               /* the rest of the runtime is copied */
@@ -494,32 +515,43 @@ START_TEST(kernel_runtime_command)
 
     /* headers without the backport: no -R */
     fake_machine(d, "void task_work_cancel(struct task_struct *);\n", stock_task_work);
-    snprintf(cache, sizeof cache, "%s/c2", real);
-    got = kernel_run_args(d, cache, &run);
-    ck_assert_ptr_nonnull(got);
-    check_staprun(cache, run);
-    snprintf(want, sizeof want, "-r %s/kbuild-6.1.0-99-amd64 %s", cache, tail);
-    ck_assert_str_eq(got, want);
-    free(got);
+    expect_headers_build(d, real, "c2", false, tail, cache, sizeof cache);
     snprintf(want, sizeof want, "%s/runtime", cache);
     ck_assert_int_ne(access(want, F_OK), 0);
 
     /* a runtime that already knows it (systemtap >= 5.2): no -R either */
     fake_machine(d, "bool task_work_cancel_func(void);\n",
                  "typedef typeof(&task_work_cancel_func) task_work_cancel_fn;\n");
-    snprintf(cache, sizeof cache, "%s/c3", real);
-    got = kernel_run_args(d, cache, &run);
-    ck_assert_ptr_nonnull(got);
-    check_staprun(cache, run);
-    snprintf(want, sizeof want, "-r %s/kbuild-6.1.0-99-amd64 %s", cache, tail);
-    ck_assert_str_eq(got, want);
-    free(got);
+    expect_headers_build(d, real, "c3", false, tail, cache, sizeof cache);
+
+    /* systemtap 4.8's addr-map.c tests defined(user_addr_max), which
+     * Linux 5.18 removed: the copy defines it (uaccess fix), else every
+     * user stack unwound in an interrupt stops at its leaf */
+    static const char stock_addr_map[] =
+        "#include <linux/uaccess.h>\n"
+        "#if defined(user_addr_max)\n  && ((user_addr_max() - size) < addr)\n#endif\n";
+    fake_machine(d, "void task_work_cancel(struct task_struct *);\n", stock_task_work);
+    snprintf(root, sizeof root, "%s/root", d);
+    ck_assert_int_eq(tu_write(root, "usr/share/systemtap/runtime/linux/addr-map.c", stock_addr_map), 0);
+    ck_assert_int_eq(tu_write(root, "usr/src/linux-headers-6.1.0-99-common/include/linux/uaccess.h",
+                              "#define TASK_SIZE_MAX 1\n"), 0);
+    expect_headers_build(d, real, "c5", true, tail, cache, sizeof cache);
+    runtime_copy_holds(cache, "linux/addr-map.c", "#include <linux/uaccess.h>\n/* stap/kbuild.sh",
+                       "\n#define user_addr_max() TASK_SIZE_MAX\n#endif\n#if defined(user_addr_max)");
+    snprintf(want, sizeof want, "%s/runtime/stp_task_work.c", cache);
+    t = tu_slurp(want);
+    ck_assert_str_eq(t, stock_task_work);   /* only the fix it needs */
+    free(t);
+    /* a kernel that still has it: no -R */
+    fake_machine(d, "void task_work_cancel(struct task_struct *);\n", stock_task_work);
+    ck_assert_int_eq(tu_write(root, "usr/share/systemtap/runtime/linux/addr-map.c", stock_addr_map), 0);
+    ck_assert_int_eq(tu_write(root, "usr/src/linux-headers-6.1.0-99-common/arch/x86/include/asm/uaccess.h",
+                              "#define user_addr_max() (current->thread.addr_limit.seg)\n"), 0);
+    expect_headers_build(d, real, "c6", false, tail, cache, sizeof cache);
 
     /* the running kernel's own build tree (what a loadable module needs):
      * -r names the running release, and its source's task_work.h decides -R */
     fake_machine(d, "void task_work_cancel(struct task_struct *);\n", stock_task_work);
-    char root[600];
-    snprintf(root, sizeof root, "%s/root", d);
     ck_assert_int_eq(tu_write(root, "lib/modules/6.18.0-test/build/.config", "CONFIG_X=y\n"), 0);
     ck_assert_int_eq(tu_write(root, "boot/System.map-6.18.0-test", "0 T _text\n"), 0);
     ck_assert_int_eq(tu_write(root, "lib/modules/6.18.0-test/build/include/linux/task_work.h",
